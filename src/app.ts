@@ -1,0 +1,46 @@
+/** Builds the Hono app from the route modules; no logic of its own. */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Deps } from './deps.js';
+import { accessLog } from './http/access-log.js';
+import type { AppEnv } from './http/env.js';
+import { ApiError, invalidInput } from './http/errors.js';
+import { renderError } from './http/on-error.js';
+import { rateLimit } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import { mountDiscoveryRoutes } from './routes/discovery.js';
+import { mountMediaRoutes } from './routes/media.js';
+import { mountOpsRoutes } from './routes/ops.js';
+
+export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    // zod validation failures of declared route schemas become the one 400 shape, naming each field.
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw invalidInput(
+          result.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message })),
+        );
+      }
+    },
+  });
+  app.use('*', requestId());
+  app.use('*', accessLog(deps.log, deps.metrics));
+  app.use(
+    '*',
+    rateLimit({ perMinute: deps.config.rateLimitPerMinute, trustProxy: deps.config.trustProxy, kv: deps.kv }),
+  );
+
+  mountOpsRoutes(app, deps);
+  mountMediaRoutes(app, deps);
+  mountDiscoveryRoutes(app, () => ({
+    baseUrl: deps.config.publicBaseUrl,
+    rails: [],
+    catalog: { categories: {}, examples: [] },
+    x402Resources: [],
+  }));
+
+  app.notFound((c) =>
+    c.json(new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`).toBody(), 404),
+  );
+  app.onError(renderError(deps.log));
+  return app;
+}

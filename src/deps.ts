@@ -1,0 +1,16 @@
+/** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
+import type { Config } from './config.js';
+import type { Logger } from './http/logger.js';
+import type { Metrics } from './http/metrics.js';
+import type { Media } from './media/service.js';
+import type { Db } from './store/db.js';
+import type { KeyValue } from './store/kv/index.js';
+
+export interface Deps {
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  db: Db;
+  kv: KeyValue;
+  media: Media;
+}

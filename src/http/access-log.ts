@@ -1,0 +1,38 @@
+/** One log line and one metrics observation per request: method, route, path, status, duration, request id. */
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { AppEnv } from './env.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const outgoing = c.env?.outgoing;
+    const finish = () => {
+      const seconds = (performance.now() - started) / 1000;
+      // Handlers that stream to the Node response report their real status there.
+      const status =
+        c.res.headers.has('x-hono-already-sent') && outgoing ? outgoing.statusCode : c.res.status;
+      const matched = routePath(c, -1);
+      const route = !matched || matched === '/*' || matched === '*' ? 'unmatched' : matched;
+      metrics.observeRequest(c.req.method, route, status, seconds);
+      // The path only: query strings can carry personal data (a NIK, say) and are never logged.
+      log.info(
+        {
+          reqId: c.get('requestId'),
+          method: c.req.method,
+          path: c.req.path,
+          route,
+          status,
+          ms: Math.round(seconds * 1000 * 10) / 10,
+        },
+        'request',
+      );
+    };
+    if (outgoing && !outgoing.writableFinished && c.res.headers.has('x-hono-already-sent'))
+      outgoing.once('close', finish);
+    else finish();
+  };
+}

@@ -1,0 +1,78 @@
+/** The one error shape of the API: stable codes, mapped to HTTP status in one place. */
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_input: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  insufficient_balance: 402,
+  spend_cap_exceeded: 402,
+  price_above_max: 402,
+  forbidden: 403,
+  not_found: 404,
+  model_not_found: 404,
+  media_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_conflict: 409,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  range_not_satisfiable: 416,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  not_configured: 503,
+  unavailable: 503,
+  upstream_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One problem with one input field, as listed in `details` of a 400. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+/**
+ * An error the API answers with. Throw it anywhere below a route; `app.onError` renders it.
+ * @example throw new ApiError('invalid_input', 'lat must be between -90 and 90', [{ field: 'lat', message: '…' }])
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
+    };
+  }
+}
+
+/** A 400 listing each bad field; the message names them so a reader of only the message still knows. */
+export function invalidInput(errors: FieldError[], prefix = 'invalid input'): ApiError {
+  const summary = errors
+    .slice(0, 5)
+    .map((e) => `${e.field}: ${e.message}`)
+    .join('; ');
+  return new ApiError('invalid_input', `${prefix}: ${summary}`, errors);
+}

@@ -1,0 +1,28 @@
+/** Renders every thrown error in the one error shape; unknown errors become 500 and are logged with the request id. */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './env.js';
+import { ApiError } from './errors.js';
+import type { Logger } from './logger.js';
+
+export function renderError(log: Logger) {
+  return (err: Error, c: Context<AppEnv>): Response => {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500 && apiError.code === 'internal_error') {
+      log.error({ reqId: c.get('requestId'), err }, 'unhandled error');
+    }
+    for (const [k, v] of Object.entries(apiError.headers)) c.header(k, v);
+    return c.json(apiError.toBody(), apiError.status as 400);
+  };
+}
+
+function toApiError(err: Error): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new ApiError('payload_too_large', err.message || 'request body too large');
+    if (err.status === 400) return new ApiError('invalid_json', err.message || 'malformed request');
+    if (err.status === 404) return new ApiError('not_found', err.message || 'not found');
+    return new ApiError('internal_error', err.message || 'error');
+  }
+  return new ApiError('internal_error', 'internal error; the request id identifies it in the logs');
+}

@@ -1,0 +1,111 @@
+/** Media objects: bytes in the blob store, metadata in the database, links under the public base URL. */
+import { Readable } from 'node:stream';
+import type { Db } from '../store/db.js';
+import type { MediaObjectTable } from '../store/schema.js';
+import { newMediaKey } from './keys.js';
+import type { ByteRange, MediaBlobStore } from './store.js';
+
+export interface MediaObject {
+  url: string;
+  contentType: string;
+  sizeBytes: number;
+}
+
+export interface OpenedMedia {
+  meta: MediaObjectTable;
+  /** The requested range, or undefined for the whole object. */
+  range: ByteRange | undefined;
+  body: Readable;
+}
+
+export type RangeResult = { kind: 'whole' } | { kind: 'range'; range: ByteRange } | { kind: 'unsatisfiable' };
+
+export interface Media {
+  readonly maxBytes: number;
+  urlOf(key: string): string;
+  /** Stores a stream (rejects with MediaTooLargeError past the limit, keeping nothing). */
+  save(contentType: string, body: Readable): Promise<MediaObject & { key: string }>;
+  head(key: string): Promise<MediaObjectTable | null>;
+  open(key: string, range: ByteRange | undefined): Promise<OpenedMedia | null>;
+  delete(key: string): Promise<void>;
+}
+
+export function createMedia(deps: {
+  db: Db;
+  blobs: MediaBlobStore;
+  publicBaseUrl: string;
+  maxBytes: number;
+}): Media {
+  const { db, blobs } = deps;
+  const urlOf = (key: string) => `${deps.publicBaseUrl}/v1/media/${key}`;
+  const head = async (key: string) =>
+    (await db.kysely.selectFrom('media_objects').selectAll().where('key', '=', key).executeTakeFirst()) ??
+    null;
+
+  return {
+    maxBytes: deps.maxBytes,
+    urlOf,
+    async save(contentType, body) {
+      const key = newMediaKey(contentType);
+      const stored = await blobs.put(key, contentType, body, deps.maxBytes);
+      try {
+        await db.kysely
+          .insertInto('media_objects')
+          .values({
+            key,
+            content_type: contentType,
+            size_bytes: stored.sizeBytes,
+            etag: stored.etag,
+            created_at: new Date().toISOString(),
+          })
+          .execute();
+      } catch (err) {
+        await blobs.delete(key).catch(() => {});
+        throw err;
+      }
+      return { key, url: urlOf(key), contentType, sizeBytes: stored.sizeBytes };
+    },
+    head,
+    async open(key, range) {
+      const meta = await head(key);
+      if (!meta) return null;
+      const body = await blobs.read(key, range);
+      return body ? { meta, range, body } : null;
+    },
+    async delete(key) {
+      await blobs.delete(key);
+      await db.kysely.deleteFrom('media_objects').where('key', '=', key).execute();
+    },
+  };
+}
+
+/** Saves bytes already in memory (a generated image, say) as a media object. */
+export function saveBuffer(media: Media, contentType: string, bytes: Uint8Array) {
+  return media.save(contentType, Readable.from([Buffer.from(bytes)]));
+}
+
+/**
+ * Interprets a `Range` header against an object size (RFC 9110 §14.1.2): one range only, `bytes=a-b`,
+ * `bytes=a-` or `bytes=-n`. Several ranges are answered with the whole object, which the RFC allows.
+ */
+export function parseRange(header: string | undefined, size: number): RangeResult {
+  if (!header) return { kind: 'whole' };
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m) return { kind: 'whole' };
+  const [, a, b] = m;
+  if (a === '' && b === '') return { kind: 'whole' };
+  let start: number;
+  let end: number;
+  if (a === '') {
+    const suffix = Number(b);
+    if (suffix === 0) return { kind: 'unsatisfiable' };
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(a);
+    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+    if (b !== '' && Number(b) < start) return { kind: 'whole' };
+  }
+  if (start >= size || size === 0) return { kind: 'unsatisfiable' };
+  return { kind: 'range', range: { start, end } };
+}

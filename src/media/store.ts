@@ -1,0 +1,30 @@
+/** The media store port: bytes in (streamed, size-limited), bytes out (whole or a range). */
+import type { Readable } from 'node:stream';
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive end offset. */
+  end: number;
+}
+
+export interface StoredObject {
+  sizeBytes: number;
+  etag: string;
+}
+
+export interface MediaBlobStore {
+  readonly kind: 'disk' | 's3';
+  /** Streams `body` into the store under `key`. Rejects with `MediaTooLargeError` past `maxBytes`, keeping nothing. */
+  put(key: string, contentType: string, body: Readable, maxBytes: number): Promise<StoredObject>;
+  /** A stream of the object's bytes (or of `range`), or null when the key is unknown. */
+  read(key: string, range?: ByteRange): Promise<Readable | null>;
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MediaTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`media exceeds ${maxBytes} bytes`);
+    this.name = 'MediaTooLargeError';
+  }
+}

@@ -1,0 +1,75 @@
+/** The provider port: how kasir talks to an upstream, and how upstream failures are classified. Knows nothing about money. */
+
+/** Why an upstream call failed; the checkout maps each kind to a status and voids the payment. */
+export type UpstreamFailureKind =
+  /** The upstream refused the input (a 4xx caused by the request): 400 to the caller. */
+  | 'bad_request'
+  /** The upstream failed (5xx, bad response, connection error, died mid-stream): 502. */
+  | 'upstream'
+  /** No answer in time: 504. */
+  | 'timeout'
+  /** The provider is not configured (no key / base URL): 503. */
+  | 'not_configured';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    readonly options: {
+      /** The upstream's HTTP status, when there was one. */
+      status?: number;
+      /** True when nothing had been received yet, so a retry or a fallback is still safe. */
+      beforeFirstByte?: boolean;
+      /** The upstream's own error message, safe to show the caller (never contains our key). */
+      upstreamMessage?: string;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+  get retryable(): boolean {
+    return (this.kind === 'upstream' || this.kind === 'timeout') && this.options.beforeFirstByte !== false;
+  }
+}
+
+/** Real token counts reported by the upstream, in the common chat wire format's names. */
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  [extra: string]: unknown;
+}
+
+/** The common chat-completion response body (OpenAI wire format), as the upstream's answer maps to it. */
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: unknown[];
+  usage: ChatUsage;
+  [extra: string]: unknown;
+}
+
+/** One piece of a streamed answer. */
+export type ChatStreamEvent =
+  /** A complete SSE frame (`data: {chat.completion.chunk}\n\n`) in the common wire format, to forward as is. */
+  | { type: 'frame'; bytes: Buffer }
+  /** The upstream finished cleanly; carries the real usage and the ids to stamp on kasir's final chunk. */
+  | { type: 'end'; usage: ChatUsage; id: string; model: string; created: number };
+
+export interface CallContext {
+  signal: AbortSignal;
+  requestId: string;
+}
+
+/**
+ * An adapter for one upstream chat wire format. `body` is the validated common-format request with
+ * `model` already replaced by the upstream's model id. Streams must yield frames as they arrive (never
+ * buffer the whole answer) and end with exactly one `end` event, or throw an UpstreamError.
+ */
+export interface ChatProvider {
+  readonly name: string;
+  complete(body: Record<string, unknown>, ctx: CallContext): Promise<ChatCompletion>;
+  stream(body: Record<string, unknown>, ctx: CallContext): AsyncIterable<ChatStreamEvent>;
+}

@@ -1,0 +1,66 @@
+/** Opens the database (SQLite file or PostgreSQL) behind one Kysely interface and runs migrations. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type DbKind = 'sqlite' | 'postgres';
+
+export interface Db {
+  kind: DbKind;
+  kysely: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) and numeric come back from pg as strings; money and sizes are safe integers, so read them as numbers.
+pg.types.setTypeParser(20, (v) => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new Error(`integer ${v} exceeds the safe range`);
+  return n;
+});
+
+/**
+ * Opens the configured database and brings its schema up to date.
+ * @example const db = await openDb(config.database)
+ */
+export async function openDb(target: Config['database'], options: { poolSize?: number } = {}): Promise<Db> {
+  let kysely: Kysely<Database>;
+  if (target.kind === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(path.dirname(path.resolve(target.file)), { recursive: true });
+    const sqlite = new SQLite(target.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const db: Db = { kind: target.kind, kysely, close: () => kysely.destroy() };
+  await migrate(db);
+  return db;
+}
+
+async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => migrations(db.kind) },
+    migrationTableName: 'kasir_migrations',
+    migrationLockTableName: 'kasir_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
+  }
+}
+
+/** A cheap round trip, for /healthz. */
+export async function pingDb(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely);
+}

@@ -1,0 +1,10 @@
+/** Versioned schema migrations, applied in name order at start-up. */
+import type { Migration } from 'kysely';
+import type { DbKind } from '../db.js';
+import { m001Media } from './001-media.js';
+
+export function migrations(kind: DbKind): Record<string, Migration> {
+  return {
+    '001-media': m001Media(kind),
+  };
+}

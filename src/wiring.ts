@@ -1,0 +1,41 @@
+/** Opens every store the configuration names and assembles the Deps; closes them again in reverse order. */
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import type { Logger } from './http/logger.js';
+import { createMetrics } from './http/metrics.js';
+import { openBlobStore } from './media/index.js';
+import { createMedia } from './media/service.js';
+import { openDb } from './store/db.js';
+import { openKv } from './store/kv/index.js';
+
+export interface Wired {
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export async function wire(config: Config, log: Logger): Promise<Wired> {
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const db = await openDb(config.database);
+    closers.push(() => db.close());
+    const kv = await openKv(config.redisUrl);
+    closers.push(() => kv.close());
+    const blobs = await openBlobStore(config.media);
+    closers.push(() => blobs.close());
+    const media = createMedia({
+      db,
+      blobs,
+      publicBaseUrl: config.publicBaseUrl,
+      maxBytes: config.mediaMaxBytes,
+    });
+    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media };
+    return { deps, close: () => closeAll(closers) };
+  } catch (err) {
+    await closeAll(closers);
+    throw err;
+  }
+}
+
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => {});
+}

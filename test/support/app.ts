@@ -1,0 +1,54 @@
+// Builds a whole kasir (config, stores, app) for a test, on SQLite or PostgreSQL, with the test's own overrides.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createApp } from '../../src/app.js';
+import { type Config, loadConfig, type RawEnv } from '../../src/config.js';
+import type { Deps } from '../../src/deps.js';
+import { wire } from '../../src/wiring.js';
+import { freshPostgres, postgresUp } from './services.js';
+
+export type DbTarget = 'sqlite' | 'postgres';
+
+/** The database targets every storage-backed suite runs on: SQLite always, PostgreSQL when up (always in CI). */
+export const DB_TARGETS: DbTarget[] = postgresUp ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestKasir {
+  app: ReturnType<typeof createApp>;
+  deps: Deps;
+  config: Config;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startKasir(
+  target: DbTarget,
+  env: RawEnv = {},
+  extend?: (deps: Deps) => void,
+): Promise<TestKasir> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'kasir-test-'));
+  const pgdb = target === 'postgres' && !env.DATABASE_URL ? await freshPostgres() : undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://kasir.test',
+    SWEEP_INTERVAL_SECONDS: '0',
+    ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
+    ...env,
+  });
+  const wired = await wire(config, pino({ level: 'silent' }));
+  extend?.(wired.deps);
+  const app = createApp(wired.deps);
+  return {
+    app,
+    deps: wired.deps,
+    config,
+    dataDir,
+    async close() {
+      await wired.close();
+      await pgdb?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
