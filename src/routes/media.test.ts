@@ -1,0 +1,135 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_TARGETS, startKasir, type TestKasir } from '../../test/support/app.js';
+
+const LIMIT = 32 * 1024;
+
+async function keptFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe.each(DB_TARGETS)('media routes on %s', (db) => {
+  let kasir: TestKasir;
+  beforeAll(async () => {
+    kasir = await startKasir(db, { MEDIA_MAX_BYTES: String(LIMIT) });
+  });
+  afterAll(() => kasir.close());
+
+  const upload = (body: Uint8Array | null, contentType?: string) =>
+    kasir.app.request('/v1/media', {
+      method: 'POST',
+      body,
+      headers: contentType ? { 'content-type': contentType } : {},
+    });
+
+  it('stores raw bytes and serves them back with type, length and ETag', async () => {
+    const bytes = Buffer.from('GIF89a-some-bytes');
+    const res = await upload(bytes, 'image/gif');
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { url: string; contentType: string; sizeBytes: number };
+    expect(body.contentType).toBe('image/gif');
+    expect(body.sizeBytes).toBe(bytes.length);
+    expect(body.url).toMatch(/^http:\/\/kasir\.test\/v1\/media\/[0-9a-f]{32}\.gif$/);
+    const key = body.url.split('/').pop();
+    const got = await kasir.app.request(`/v1/media/${key}`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('image/gif');
+    expect(got.headers.get('content-length')).toBe(String(bytes.length));
+    expect(got.headers.get('accept-ranges')).toBe('bytes');
+    const etag = got.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(Buffer.from(await got.arrayBuffer())).toEqual(bytes);
+
+    const notModified = await kasir.app.request(`/v1/media/${key}`, {
+      headers: { 'if-none-match': etag ?? '' },
+    });
+    expect(notModified.status).toBe(304);
+  });
+
+  it('serves byte ranges with 206 and Content-Range, and 416 past the end', async () => {
+    const bytes = Buffer.from('0123456789abcdef');
+    const { url } = (await (await upload(bytes, 'audio/wav')).json()) as { url: string };
+    const key = url.split('/').pop();
+    const part = await kasir.app.request(`/v1/media/${key}`, { headers: { range: 'bytes=4-7' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe('bytes 4-7/16');
+    expect(part.headers.get('content-length')).toBe('4');
+    expect(await part.text()).toBe('4567');
+    const tail = await kasir.app.request(`/v1/media/${key}`, { headers: { range: 'bytes=-3' } });
+    expect(await tail.text()).toBe('def');
+    const beyond = await kasir.app.request(`/v1/media/${key}`, { headers: { range: 'bytes=99-' } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe('bytes */16');
+  });
+
+  it('keeps a key without extension for uncommon subtypes', async () => {
+    const res = await upload(Buffer.from('x'), 'video/x-unheard-of');
+    const { url } = (await res.json()) as { url: string };
+    expect(url).toMatch(/\/v1\/media\/[0-9a-f]{32}$/);
+  });
+
+  it('answers 400 for a malformed key', async () => {
+    for (const key of [
+      'abc',
+      'ABCDEF0123456789ABCDEF0123456789',
+      '0123456789abcdef0123456789abcdef.toolongext',
+      '../etc/passwd',
+    ]) {
+      const res = await kasir.app.request(`/v1/media/${encodeURIComponent(key)}`);
+      expect(res.status, key).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_input');
+    }
+  });
+
+  it('answers 404 for an unknown key', async () => {
+    const res = await kasir.app.request('/v1/media/0123456789abcdef0123456789abcdef.png');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'media_not_found' } });
+  });
+
+  it('answers 415 for a content type that is not image, video or audio', async () => {
+    for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x', undefined]) {
+      const res = await upload(Buffer.from('{}'), type);
+      expect(res.status, String(type)).toBe(415);
+      expect(await res.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    }
+  });
+
+  it('answers 413 over the limit and keeps nothing (declared length and streamed)', async () => {
+    const before = await keptFiles(kasir.dataDir);
+    const declared = await upload(Buffer.alloc(LIMIT + 1, 7), 'video/mp4');
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+    // A chunked body with no Content-Length is counted as it streams.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 40; i++) controller.enqueue(new Uint8Array(1024));
+        controller.close();
+      },
+    });
+    const streamed = await kasir.app.request('/v1/media', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'video/mp4' },
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(await keptFiles(kasir.dataDir)).toEqual(before);
+    const rows = await kasir.deps.db.kysely
+      .selectFrom('media_objects')
+      .select('key')
+      .where('content_type', '=', 'video/mp4')
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('answers 400 for an empty body and keeps nothing', async () => {
+    const res = await upload(Buffer.alloc(0), 'image/png');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: { code: 'invalid_input', details: [{ field: 'body' }] },
+    });
+  });
+});
