@@ -9,6 +9,102 @@ export interface MediaObjectTable {
   created_at: string;
 }
 
+/** A prepaid account. balance and held only move together with a ledger entry, in one transaction. */
+export interface AccountTable {
+  id: string;
+  label: string | null;
+  balance_micro_usd: number;
+  held_micro_usd: number;
+  /** Requests per minute for this account's keys; null = the server default. */
+  rate_limit_per_minute: number | null;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  /** The first characters of the key, shown to identify it; the key itself is never stored. */
+  prefix: string;
+  /** SHA-256 of the whole key (hex): keys are 256-bit random, so a fast hash is enough. */
+  hash: string;
+  label: string | null;
+  spend_cap_micro_usd: number | null;
+  spent_micro_usd: number;
+  held_micro_usd: number;
+  rate_limit_per_minute: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type HoldStatus = 'open' | 'captured' | 'released';
+
+export interface HoldTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  amount_micro_usd: number;
+  status: HoldStatus;
+  /** 1 once any of the result reached the caller (a stream started): a crash then captures instead of releasing. */
+  delivered: number;
+  offer_id: string;
+  request_id: string;
+  created_at: string;
+  expires_at: string;
+  settled_at: string | null;
+}
+
+export type LedgerKind = 'credit' | 'debit' | 'hold' | 'capture' | 'release';
+
+/** Append-only: Σ amount = balance and Σ held_delta = held, per account. */
+export interface LedgerEntryTable {
+  id: Generated<number>;
+  account_id: string;
+  kind: LedgerKind;
+  amount_micro_usd: number;
+  held_delta_micro_usd: number;
+  balance_after_micro_usd: number;
+  held_after_micro_usd: number;
+  idempotency_key: string;
+  hold_id: string | null;
+  reason: string | null;
+  created_at: string;
+}
+
+/** One append-only row per paid call that reached a rail (charged or not). */
+export interface UsageRecordTable {
+  id: Generated<number>;
+  created_at: string;
+  request_id: string;
+  rail: string;
+  account_id: string | null;
+  key_id: string | null;
+  payer: string | null;
+  offer_id: string;
+  quote_micro_usd: number;
+  charged_micro_usd: number;
+  status: 'charged' | 'voided';
+  http_status: number;
+  latency_ms: number;
+  error_code: string | null;
+}
+
+export interface IdempotencyRecordTable {
+  /** SHA-256 of route, caller scope and the caller's Idempotency-Key. */
+  key: string;
+  request_hash: string;
+  status: 'running' | 'done';
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+}
+
 export interface Database {
   media_objects: MediaObjectTable;
+  accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  holds: HoldTable;
+  ledger_entries: LedgerEntryTable;
+  usage_records: UsageRecordTable;
+  idempotency_records: IdempotencyRecordTable;
 }

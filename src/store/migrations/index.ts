@@ -2,9 +2,11 @@
 import type { Migration } from 'kysely';
 import type { DbKind } from '../db.js';
 import { m001Media } from './001-media.js';
+import { m002Ledger } from './002-ledger.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
     '001-media': m001Media(kind),
+    '002-ledger': m002Ledger(kind),
   };
 }

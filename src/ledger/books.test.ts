@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_TARGETS } from '../../test/support/app.js';
+import { freshPostgres } from '../../test/support/services.js';
+import { type Db, openDb } from '../store/db.js';
+import { createAccount, issueKey, KeyResolver, revokeKey } from './accounts.js';
+import {
+  adjustBalance,
+  captureHold,
+  getBalance,
+  markHoldDelivered,
+  placeHold,
+  releaseHold,
+  sweepExpiredHolds,
+} from './books.js';
+import { InsufficientBalanceError, SpendCapExceededError } from './errors.js';
+import { ledgerTotals } from './history.js';
+
+const hold = (accountId: string, amount: number, extra: Partial<Parameters<typeof placeHold>[1]> = {}) => ({
+  accountId,
+  keyId: null,
+  keySpendCapped: false,
+  amountMicroUsd: amount,
+  offerId: 'test/offer',
+  requestId: 'req-1',
+  ttlSeconds: 600,
+  ...extra,
+});
+
+describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
+  let db: Db;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    if (target === 'postgres') {
+      const pg = await freshPostgres();
+      drop = pg.drop;
+      db = await openDb({ kind: 'postgres', url: pg.url }, { poolSize: 20 });
+    } else {
+      db = await openDb({ kind: 'sqlite', file: ':memory:' });
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  const funded = async (amount: number) => {
+    const account = await createAccount(db, { label: 't' });
+    if (amount > 0) {
+      await adjustBalance(db, {
+        accountId: account.id,
+        kind: 'credit',
+        amountMicroUsd: amount,
+        reason: 'top-up',
+        idempotencyKey: 'seed',
+      });
+    }
+    return account.id;
+  };
+
+  it('credits and debits once per idempotency key', async () => {
+    const id = await funded(0);
+    const first = await adjustBalance(db, {
+      accountId: id,
+      kind: 'credit',
+      amountMicroUsd: 5_000_000,
+      reason: 'top-up',
+      idempotencyKey: 'k1',
+    });
+    const again = await adjustBalance(db, {
+      accountId: id,
+      kind: 'credit',
+      amountMicroUsd: 5_000_000,
+      reason: 'top-up',
+      idempotencyKey: 'k1',
+    });
+    expect(first.applied).toBe(true);
+    expect(again.applied).toBe(false);
+    expect((await getBalance(db, id)).balanceMicroUsd).toBe(5_000_000);
+    await adjustBalance(db, {
+      accountId: id,
+      kind: 'debit',
+      amountMicroUsd: 1_000_000,
+      reason: 'fix',
+      idempotencyKey: 'd1',
+    });
+    expect((await getBalance(db, id)).balanceMicroUsd).toBe(4_000_000);
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 4_000_000, held: 0 });
+  });
+
+  it('applies concurrent replays of one credit exactly once', async () => {
+    const id = await funded(0);
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        adjustBalance(db, {
+          accountId: id,
+          kind: 'credit',
+          amountMicroUsd: 700,
+          reason: 'x',
+          idempotencyKey: 'same',
+        }),
+      ),
+    );
+    expect((await getBalance(db, id)).balanceMicroUsd).toBe(700);
+  });
+
+  it('never debits below zero or below what is held', async () => {
+    const id = await funded(1000);
+    await expect(
+      adjustBalance(db, {
+        accountId: id,
+        kind: 'debit',
+        amountMicroUsd: 1001,
+        reason: 'x',
+        idempotencyKey: 'too-much',
+      }),
+    ).rejects.toBeInstanceOf(InsufficientBalanceError);
+    await placeHold(db, hold(id, 600));
+    await expect(
+      adjustBalance(db, {
+        accountId: id,
+        kind: 'debit',
+        amountMicroUsd: 500,
+        reason: 'x',
+        idempotencyKey: 'under-hold',
+      }),
+    ).rejects.toBeInstanceOf(InsufficientBalanceError);
+    expect(await getBalance(db, id)).toMatchObject({
+      balanceMicroUsd: 1000,
+      heldMicroUsd: 600,
+      availableMicroUsd: 400,
+    });
+  });
+
+  it('holds, then captures exactly the held amount once', async () => {
+    const id = await funded(10_000);
+    const h = await placeHold(db, hold(id, 2_500));
+    expect(h.balance).toMatchObject({
+      balanceMicroUsd: 10_000,
+      heldMicroUsd: 2_500,
+      availableMicroUsd: 7_500,
+    });
+    const captured = await captureHold(db, h.holdId);
+    expect(captured).toMatchObject({ status: 'captured', applied: true, amountMicroUsd: 2_500 });
+    expect(captured.balance).toMatchObject({ balanceMicroUsd: 7_500, heldMicroUsd: 0 });
+    const replay = await captureHold(db, h.holdId);
+    expect(replay.applied).toBe(false);
+    const late = await releaseHold(db, h.holdId);
+    expect(late).toMatchObject({ applied: false, status: 'captured' });
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 7_500, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 7_500, held: 0 });
+  });
+
+  it('releases a hold without charging', async () => {
+    const id = await funded(3_000);
+    const h = await placeHold(db, hold(id, 3_000));
+    await expect(placeHold(db, hold(id, 1))).rejects.toMatchObject({ needed: 1, available: 0, shortfall: 1 });
+    await releaseHold(db, h.holdId);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 3_000, heldMicroUsd: 0 });
+  });
+
+  it('lets exactly as many concurrent holds through as the balance covers', async () => {
+    const id = await funded(100 * 1_000);
+    const results = await Promise.allSettled(
+      Array.from({ length: 400 }, (_, i) => placeHold(db, hold(id, 1_000, { requestId: `r${i}` }))),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<
+      Awaited<ReturnType<typeof placeHold>>
+    >[];
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(ok).toHaveLength(100);
+    expect(refused).toHaveLength(300);
+    for (const r of refused)
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(InsufficientBalanceError);
+    await Promise.all(ok.map((r) => captureHold(db, r.value.holdId)));
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+  });
+
+  it('bounds a key by its spend cap, and releases count back under it', async () => {
+    const id = await funded(1_000_000);
+    const key = await issueKey(db, id, { spendCapMicroUsd: 5_000 });
+    const resolved = await new KeyResolver(db).resolve(key.key);
+    expect(resolved).toMatchObject({ keyId: key.key_id, accountId: id, spendCapped: true });
+    const a = await placeHold(db, hold(id, 3_000, { keyId: key.key_id, keySpendCapped: true }));
+    await expect(
+      placeHold(db, hold(id, 2_001, { keyId: key.key_id, keySpendCapped: true })),
+    ).rejects.toBeInstanceOf(SpendCapExceededError);
+    // The refused hold left the account untouched.
+    expect((await getBalance(db, id)).heldMicroUsd).toBe(3_000);
+    await captureHold(db, a.holdId);
+    const b = await placeHold(db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
+    await releaseHold(db, b.holdId);
+    await placeHold(db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
+    await expect(
+      placeHold(db, hold(id, 1, { keyId: key.key_id, keySpendCapped: true })),
+    ).rejects.toBeInstanceOf(SpendCapExceededError);
+  });
+
+  it('resolves keys by hash only, and forgets revoked keys', async () => {
+    const id = await funded(0);
+    const key = await issueKey(db, id, { label: 'ci' });
+    expect(key.key).toMatch(/^ksr_[A-Za-z0-9_-]{43}$/);
+    const stored = await db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.key_id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(key.key);
+    const resolver = new KeyResolver(db);
+    expect(await resolver.resolve(key.key)).toMatchObject({ keyId: key.key_id });
+    expect(await resolver.resolve(`${key.key.slice(0, -1)}x`)).toBeNull();
+    expect(await resolver.resolve('not-a-key')).toBeNull();
+    await revokeKey(db, key.key_id);
+    resolver.forget(key.key_id);
+    expect(await resolver.resolve(key.key)).toBeNull();
+  });
+
+  it('sweeps expired holds: released when nothing was delivered, captured when it was', async () => {
+    const id = await funded(10_000);
+    const lost = await placeHold(db, hold(id, 1_000, { ttlSeconds: 30 }));
+    const delivered = await placeHold(db, hold(id, 2_000, { ttlSeconds: 30 }));
+    const fresh = await placeHold(db, hold(id, 4_000, { ttlSeconds: 3600 }));
+    await markHoldDelivered(db, delivered.holdId);
+    const result = await sweepExpiredHolds(db, new Date(Date.now() + 60_000));
+    expect(result).toEqual({ captured: 1, released: 1 });
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 8_000, heldMicroUsd: 4_000 });
+    const statuses = await db.kysely
+      .selectFrom('holds')
+      .select(['id', 'status'])
+      .where('id', 'in', [lost.holdId, delivered.holdId, fresh.holdId])
+      .execute();
+    expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({
+      [lost.holdId]: 'released',
+      [delivered.holdId]: 'captured',
+      [fresh.holdId]: 'open',
+    });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 8_000, held: 4_000 });
+  });
+
+  it('keeps the ledger append-only: entries are never rewritten by settling', async () => {
+    const id = await funded(5_000);
+    const h = await placeHold(db, hold(id, 1_000));
+    await captureHold(db, h.holdId);
+    const kinds = await db.kysely
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount_micro_usd', 'held_delta_micro_usd'])
+      .where('account_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(kinds).toEqual([
+      { kind: 'credit', amount_micro_usd: 5_000, held_delta_micro_usd: 0 },
+      { kind: 'hold', amount_micro_usd: 0, held_delta_micro_usd: 1_000 },
+      { kind: 'capture', amount_micro_usd: -1_000, held_delta_micro_usd: -1_000 },
+    ]);
+  });
+});
