@@ -1,0 +1,49 @@
+/** Chat adapter for Anthropic's Messages API. */
+import { UpstreamClient, type UpstreamPools } from '../http.js';
+import type { ChatProvider } from '../types.js';
+import { toAnthropicRequest } from './request.js';
+import { fromAnthropicMessage } from './response.js';
+import { translateAnthropicStream } from './stream.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export interface AnthropicOptions {
+  name?: string;
+  /** Base URL without the API path, e.g. `https://api.anthropic.com`; `/v1/messages` is appended. */
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  pools: UpstreamPools;
+}
+
+export function createAnthropicProvider(options: AnthropicOptions): ChatProvider {
+  const name = options.name ?? 'anthropic';
+  const client = new UpstreamClient({
+    provider: name,
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutMs,
+    pools: options.pools,
+    secret: options.apiKey,
+  });
+  const headers = { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+
+  return {
+    name,
+
+    async complete(body, ctx) {
+      const answer = await client.postJson('/v1/messages', toAnthropicRequest(body), headers, ctx.signal);
+      return fromAnthropicMessage(answer, name, String(body.model));
+    },
+
+    async *stream(body, ctx) {
+      const request = { ...toAnthropicRequest(body), stream: true };
+      const res = await client.post(
+        '/v1/messages',
+        request,
+        { ...headers, accept: 'text/event-stream' },
+        ctx.signal,
+      );
+      yield* translateAnthropicStream(res, client, ctx.signal);
+    },
+  };
+}

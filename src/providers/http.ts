@@ -1,0 +1,234 @@
+/** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
+import { type Dispatcher, Pool } from 'undici';
+import { UpstreamError } from './types.js';
+
+/** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
+export class UpstreamPools {
+  private readonly pools = new Map<string, Pool>();
+
+  get(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { connect: { timeout: 10_000 } });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Closes every pool once its requests are done. */
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+}
+
+export interface UpstreamClientOptions {
+  /** The provider's name, as used in messages and logs. */
+  provider: string;
+  /** Base URL, possibly with a path (`https://api.openai.com/v1`); request paths are appended to it. */
+  baseUrl: string;
+  /** How long to wait for response headers, and at most between two chunks of a body. */
+  timeoutMs: number;
+  pools: UpstreamPools;
+  /** Our key for this upstream, scrubbed from every message that could reach a caller. */
+  secret?: string | undefined;
+  /** For upstreams that report a bad key with an unusual status (Gemini answers 400 API_KEY_INVALID). */
+  isCredentialFailure?: (status: number, errorBody: unknown) => boolean;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+/** The longest error body read from an upstream; the rest is dropped. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** The longest upstream message passed on to a caller. */
+const MESSAGE_LIMIT = 500;
+
+/** Talks to one upstream base URL; every failure comes out as an UpstreamError (or the caller's abort reason). */
+export class UpstreamClient {
+  readonly provider: string;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.provider = options.provider;
+    this.pool = options.pools.get(url.origin);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+  }
+
+  /** POSTs a JSON body; resolves with a 2xx response whose body the caller must consume. */
+  async post(
+    path: string,
+    payload: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
+    let res: UpstreamResponse;
+    try {
+      res = await this.pool.request({
+        method: 'POST',
+        path: this.basePath + path,
+        headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
+        body: JSON.stringify(payload),
+        signal,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      });
+    } catch (err) {
+      throw this.failure(err, signal, true);
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
+    const text = await readCapped(res.body, ERROR_BODY_LIMIT).catch(() => '');
+    throw classifyStatus({
+      provider: this.provider,
+      status: res.statusCode,
+      body: text,
+      secret: this.options.secret,
+      isCredentialFailure: this.options.isCredentialFailure,
+    });
+  }
+
+  /** POSTs a JSON body and parses the JSON answer. */
+  async postJson(
+    path: string,
+    payload: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const res = await this.post(path, payload, headers, signal);
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw this.failure(err, signal, true);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UpstreamError('upstream', `${this.provider} answered with a body that is not JSON`, {
+        status: res.statusCode,
+        beforeFirstByte: true,
+      });
+    }
+  }
+
+  /** Removes our key from a text that may reach a caller. */
+  redact(text: string): string {
+    return redact(text, this.options.secret);
+  }
+
+  /**
+   * What to throw for anything raised while talking to the upstream: UpstreamErrors pass through, an
+   * aborted call rethrows the abort reason (the caller is gone, nothing to classify), timeouts become
+   * `timeout`, everything else `upstream`.
+   */
+  failure(err: unknown, signal: AbortSignal, beforeFirstByte: boolean): unknown {
+    if (err instanceof UpstreamError) return err;
+    if (signal.aborted) return signal.reason;
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return new UpstreamError(
+        'timeout',
+        `${this.provider} did not answer within ${this.options.timeoutMs} ms`,
+        { beforeFirstByte },
+      );
+    }
+    if (code === 'UND_ERR_BODY_TIMEOUT') {
+      return new UpstreamError(
+        'timeout',
+        `${this.provider} stopped sending for ${this.options.timeoutMs} ms`,
+        { beforeFirstByte },
+      );
+    }
+    const detail = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
+    return new UpstreamError(
+      'upstream',
+      redact(`connection to ${this.provider} failed: ${detail}`, this.options.secret),
+      { beforeFirstByte },
+    );
+  }
+}
+
+export interface StatusFailure {
+  provider: string;
+  status: number;
+  /** The upstream's error body as text (JSON or not). */
+  body: string;
+  secret?: string | undefined;
+  isCredentialFailure?: ((status: number, errorBody: unknown) => boolean) | undefined;
+}
+
+/**
+ * Classifies a non-2xx answer. 400/404/413/422 are the caller's input (`bad_request`, with the upstream's
+ * message); 401/403 mean kasir's own key is wrong, which is not the caller's fault and is never echoed;
+ * everything else (408, 429, 5xx, …) is an `upstream` failure that may be retried or fallen back from.
+ */
+export function classifyStatus(failure: StatusFailure): UpstreamError {
+  const { provider, status } = failure;
+  const parsed = parseJson(failure.body);
+  if (status === 401 || status === 403 || failure.isCredentialFailure?.(status, parsed)) {
+    return new UpstreamError(
+      'upstream',
+      `${provider} rejected kasir's credentials (HTTP ${status}); the caller did nothing wrong, the operator must check the provider key`,
+      { status, beforeFirstByte: true },
+    );
+  }
+  const message = redact(upstreamMessageOf(parsed, failure.body), failure.secret);
+  if (status === 400 || status === 404 || status === 413 || status === 422) {
+    return new UpstreamError(
+      'bad_request',
+      `${provider} refused the request (HTTP ${status})${message ? `: ${message}` : ''}`,
+      { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
+    );
+  }
+  return new UpstreamError(
+    'upstream',
+    `${provider} failed (HTTP ${status})${message ? `: ${message}` : ''}`,
+    { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
+  );
+}
+
+/** The human message inside the usual error bodies: `{error: {message}}`, `{error: "…"}`, `{message}`, `{detail}`. */
+export function upstreamMessageOf(parsed: unknown, raw: string): string {
+  let message: unknown;
+  if (parsed && typeof parsed === 'object') {
+    const body = parsed as Record<string, unknown>;
+    const error = body.error;
+    if (typeof error === 'string') message = error;
+    else if (error && typeof error === 'object') message = (error as Record<string, unknown>).message;
+    message ??= body.message ?? body.detail;
+  } else if (raw && !/^\s*</.test(raw)) {
+    message = raw;
+  }
+  if (typeof message !== 'string') return '';
+  const oneLine = message.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MESSAGE_LIMIT ? `${oneLine.slice(0, MESSAGE_LIMIT)}…` : oneLine;
+}
+
+/** Removes our key from a text, wherever an upstream or a library may have echoed it. */
+export function redact(text: string, secret: string | undefined): string {
+  return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}

@@ -1,0 +1,109 @@
+/** Builds the chat adapters named in the configuration, and says which providers are configured. */
+import { type Config, PROVIDER_ENV, type ProviderName } from '../config.js';
+import { createAnthropicProvider } from './anthropic/provider.js';
+import { createGeminiProvider } from './gemini/provider.js';
+import { UpstreamPools } from './http.js';
+import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
+import { type ChatProvider, UpstreamError } from './types.js';
+
+/** Which wire format each chat provider speaks. */
+export const CHAT_WIRE_FORMAT = {
+  openai: 'openai-compatible',
+  openrouter: 'openai-compatible',
+  together: 'openai-compatible',
+  groq: 'openai-compatible',
+  deepseek: 'openai-compatible',
+  xai: 'openai-compatible',
+  ollama: 'openai-compatible',
+  anthropic: 'anthropic',
+  google: 'gemini',
+} as const satisfies Partial<Record<ProviderName, 'openai-compatible' | 'anthropic' | 'gemini'>>;
+
+export type ChatProviderName = keyof typeof CHAT_WIRE_FORMAT;
+
+export interface ChatProviders {
+  /**
+   * The adapter for a chat provider name; undefined for a name with no chat adapter. An unconfigured
+   * provider still has one: every call fails with `not_configured`, naming the missing setting.
+   */
+  get(name: string): ChatProvider | undefined;
+  /** True when the provider has its key (Ollama: its base URL), so calls can reach it. */
+  isConfigured(name: string): boolean;
+  /** Closes the upstream connection pools (on shutdown, after the server stopped taking requests). */
+  close(): Promise<void>;
+}
+
+export function isChatProviderName(name: string): name is ChatProviderName {
+  return Object.hasOwn(CHAT_WIRE_FORMAT, name);
+}
+
+/** The setting an unconfigured provider is missing: its key, or for Ollama its base URL. */
+export function missingSettingOf(name: ChatProviderName): string {
+  return name === 'ollama' ? PROVIDER_ENV.ollama.baseUrl : PROVIDER_ENV[name].key;
+}
+
+/** The failure for a model whose provider is not configured (503 to the caller). */
+export function notConfiguredError(name: ChatProviderName, model: string): UpstreamError {
+  return new UpstreamError(
+    'not_configured',
+    `model ${model} needs ${missingSettingOf(name)}, which is not set`,
+    {
+      beforeFirstByte: true,
+    },
+  );
+}
+
+/**
+ * One adapter per chat provider, sharing one keep-alive pool per upstream origin. Keys, base URLs and the
+ * timeout come from the Config only.
+ * @example
+ * const chat = createChatProviders(config);
+ * const router = createChatRouter({ retries: config.upstreamRetries });
+ * const completion = await router.complete([{ provider: chat.get('openai')!, model: 'gpt-4o-mini' }], body, ctx);
+ */
+export function createChatProviders(config: Pick<Config, 'providers' | 'upstreamTimeoutMs'>): ChatProviders {
+  const pools = new UpstreamPools();
+  const adapters = new Map<ChatProviderName, ChatProvider>();
+  const configured = (name: ChatProviderName) => {
+    const settings = config.providers[name];
+    return name === 'ollama' ? Boolean(settings.baseUrl) : Boolean(settings.apiKey);
+  };
+
+  for (const name of Object.keys(CHAT_WIRE_FORMAT) as ChatProviderName[]) {
+    const { apiKey, baseUrl } = config.providers[name];
+    const timeoutMs = config.upstreamTimeoutMs;
+    if (!configured(name)) {
+      adapters.set(name, unconfiguredProvider(name));
+      continue;
+    }
+    const format = CHAT_WIRE_FORMAT[name];
+    const key = apiKey ?? '';
+    adapters.set(
+      name,
+      format === 'anthropic'
+        ? createAnthropicProvider({ name, baseUrl, apiKey: key, timeoutMs, pools })
+        : format === 'gemini'
+          ? createGeminiProvider({ name, baseUrl, apiKey: key, timeoutMs, pools })
+          : createOpenAiCompatibleProvider({ name, baseUrl, apiKey, timeoutMs, pools }),
+    );
+  }
+
+  return {
+    get: (name) => (isChatProviderName(name) ? adapters.get(name) : undefined),
+    isConfigured: (name) => isChatProviderName(name) && configured(name),
+    close: () => pools.close(),
+  };
+}
+
+function unconfiguredProvider(name: ChatProviderName): ChatProvider {
+  return {
+    name,
+    async complete(body) {
+      throw notConfiguredError(name, String(body.model));
+    },
+    // biome-ignore lint/correctness/useYield: an unconfigured provider fails before producing anything.
+    async *stream(body) {
+      throw notConfiguredError(name, String(body.model));
+    },
+  };
+}
