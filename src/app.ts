@@ -7,7 +7,9 @@ import { ApiError, invalidInput } from './http/errors.js';
 import { renderError } from './http/on-error.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { mountAdminRoutes } from './routes/admin.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
+import { mountKeyRoutes } from './routes/keys.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
 
@@ -26,14 +28,24 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use('*', accessLog(deps.log, deps.metrics));
   app.use(
     '*',
-    rateLimit({ perMinute: deps.config.rateLimitPerMinute, trustProxy: deps.config.trustProxy, kv: deps.kv }),
+    rateLimit({
+      perMinute: deps.config.rateLimitPerMinute,
+      trustProxy: deps.config.trustProxy,
+      kv: deps.kv,
+      keyLimit: async (token) => {
+        const key = await deps.keys.resolve(token);
+        return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;
+      },
+    }),
   );
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);
+  mountKeyRoutes(app, deps);
+  if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountDiscoveryRoutes(app, () => ({
     baseUrl: deps.config.publicBaseUrl,
-    rails: [],
+    rails: deps.rails.all().map((r) => r.describe(deps.config.publicBaseUrl)),
     catalog: { categories: {}, examples: [] },
     x402Resources: [],
   }));

@@ -2,7 +2,9 @@
 import type { Config } from './config.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
+import type { KeyResolver } from './ledger/accounts.js';
 import type { Media } from './media/service.js';
+import type { RailRegistry } from './rails/registry.js';
 import type { Db } from './store/db.js';
 import type { KeyValue } from './store/kv/index.js';
 
@@ -13,4 +15,6 @@ export interface Deps {
   db: Db;
   kv: KeyValue;
   media: Media;
+  keys: KeyResolver;
+  rails: RailRegistry;
 }

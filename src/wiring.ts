@@ -1,10 +1,15 @@
 /** Opens every store the configuration names and assembles the Deps; closes them again in reverse order. */
+
+import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
+import { KeyResolver } from './ledger/accounts.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
+import { createPrepaidRail } from './rails/prepaid.js';
+import { createRailRegistry } from './rails/registry.js';
 import { openDb } from './store/db.js';
 import { openKv } from './store/kv/index.js';
 
@@ -28,7 +33,13 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       publicBaseUrl: config.publicBaseUrl,
       maxBytes: config.mediaMaxBytes,
     });
-    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media };
+    const keys = new KeyResolver(db);
+    const rails = createRailRegistry([
+      createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds }),
+    ]);
+    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media, keys, rails };
+    const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds);
+    closers.push(async () => stopSweeper());
     return { deps, close: () => closeAll(closers) };
   } catch (err) {
     await closeAll(closers);

@@ -1,0 +1,35 @@
+/** An Offer is one thing kasir sells (a catalog entry) plus how to run it. Offers never touch money. */
+import type { CatalogEntry, Quote } from '../catalog/types.js';
+
+export interface RunContext {
+  /** Aborted when the caller goes away or the call is cancelled; pass it to every upstream request. */
+  signal: AbortSignal;
+  requestId: string;
+  quote: Quote;
+}
+
+/** The final stamp a stream's last chunk carries, once the payment has settled. */
+export interface CostStamp {
+  costMicroUsd: number;
+  receipt: Record<string, unknown>;
+}
+
+export type StreamEvent =
+  /** Bytes to forward to the caller as they are (complete SSE frames). */
+  | { type: 'frame'; bytes: Buffer }
+  /** The upstream finished: the offer renders its closing frames (usage, cost, receipt) from the settled stamp. */
+  | { type: 'end'; closingFrames(stamp: CostStamp): Buffer };
+
+export type OfferResult =
+  /** A JSON body; the checkout adds the id, costMicroUsd and the receipt. */
+  | { kind: 'json'; body: Record<string, unknown> }
+  /** Server-sent events, forwarded as they arrive; settled after the last one. */
+  | { kind: 'stream'; events: AsyncIterable<StreamEvent> };
+
+export interface Offer {
+  entry: CatalogEntry;
+  /** Throws an ApiError (e.g. 503 not configured) when the offer cannot run at all; called before any payment. */
+  preflight?(input: Record<string, unknown>): void;
+  /** Runs the paid work; throws UpstreamError or ApiError on failure. */
+  run(input: Record<string, unknown>, ctx: RunContext): Promise<OfferResult>;
+}

@@ -1,0 +1,274 @@
+/**
+ * The one paid-call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
+ * capture | void → respond. Every paid route sells through `checkout()`; no handler touches money itself.
+ */
+import type { Context } from 'hono';
+import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
+import type { AppEnv } from '../http/env.js';
+import { ApiError, invalidInput } from '../http/errors.js';
+import type { Logger } from '../http/logger.js';
+import type { Metrics } from '../http/metrics.js';
+import { openSse } from '../http/sse.js';
+import type { RailRegistry } from '../rails/registry.js';
+import type { Authorization, PaidRequest, Rail, UsageFacts } from '../rails/types.js';
+import type { Db } from '../store/db.js';
+import { paymentRequired } from './challenge.js';
+import {
+  abandonIdempotent,
+  beginIdempotent,
+  completeIdempotent,
+  readIdempotencyKey,
+  type StoredResponse,
+} from './idempotency.js';
+import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
+import type { Offer, StreamEvent } from './offer.js';
+import { runFailure } from './upstream-errors.js';
+
+export interface CheckoutDeps {
+  catalog: Catalog;
+  rails: RailRegistry;
+  db: Db;
+  metrics: Metrics;
+  log: Logger;
+  publicBaseUrl: string;
+}
+
+export interface Sale {
+  offer: Offer;
+  /** The parsed request body (or query), before validation. */
+  input: Record<string, unknown>;
+  /** The raw body bytes, for Idempotency-Key comparison. */
+  rawBody: Buffer;
+}
+
+const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function paidRequest(c: Context<AppEnv>, publicBaseUrl: string): PaidRequest {
+  const url = new URL(c.req.url);
+  return {
+    method: c.req.method,
+    path: url.pathname + url.search,
+    resourceUrl: `${publicBaseUrl}${url.pathname}`,
+    header: (name) => c.req.header(name),
+    requestId: c.get('requestId'),
+  };
+}
+
+function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>) {
+  const cache = new Map<PriceClass, Quote>();
+  return (pc: PriceClass): Quote => {
+    let q = cache.get(pc);
+    if (!q) {
+      q = catalog.quote(entry, input, pc);
+      cache.set(pc, q);
+    }
+    return q;
+  };
+}
+
+const withHeaders = (err: ApiError, headers: Record<string, string>) =>
+  new ApiError(err.code, err.message, err.details, { ...err.headers, ...headers });
+
+/** Sells one call of `sale.offer` to the caller of `c`. */
+export async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Promise<Response> {
+  const started = performance.now();
+  const { entry } = sale.offer;
+  const checked = deps.catalog.validate(entry, sale.input);
+  if (!checked.ok) throw invalidInput(checked.errors);
+  const input = checked.value;
+  const maxPrice = parseMaxPrice(c.req.header('x-max-price'));
+  const idempotencyKey = readIdempotencyKey(c.req.header('idempotency-key'));
+  const quoteFor = memoQuote(deps.catalog, entry, input);
+  const req = paidRequest(c, deps.publicBaseUrl);
+  sale.offer.preflight?.(input);
+
+  const rail = deps.rails.carriedBy(req);
+  if (!rail) {
+    const cheapest = Math.min(...deps.rails.all().map((r) => quoteFor(r.priceClass).costMicroUsd));
+    assertWithinMaxPrice(maxPrice, cheapest, entry.id);
+    throw paymentRequired(deps.rails, entry, quoteFor, req);
+  }
+  const quote = quoteFor(rail.priceClass);
+  assertWithinMaxPrice(maxPrice, quote.costMicroUsd, entry.id);
+  const payer = await rail.identify(req);
+
+  let recordKey: string | null = null;
+  if (idempotencyKey) {
+    const start = await beginIdempotent(deps.db, {
+      route: c.req.path,
+      scope: `${rail.id}:${payer.scope}`,
+      key: idempotencyKey,
+      body: sale.rawBody,
+    });
+    if (start.kind === 'replay') return replayStored(c, start.response);
+    recordKey = start.recordKey;
+  }
+
+  let auth: Authorization;
+  try {
+    auth = await rail.authorize(payer, { offerId: entry.id, description: entry.name, quote }, req);
+  } catch (err) {
+    if (recordKey) await abandonIdempotent(deps.db, recordKey);
+    throw err;
+  }
+  const call = new PaidCall(c, deps, sale.offer, rail, auth, quote, recordKey, started);
+  return call.run(input);
+}
+
+function replayStored(c: Context<AppEnv>, stored: StoredResponse): Response {
+  return c.body(stored.body, stored.status as 200, { ...stored.headers, 'idempotent-replayed': 'true' });
+}
+
+/** One authorized call: runs the offer, settles exactly once, and answers. */
+class PaidCall {
+  private readonly abort = new AbortController();
+  constructor(
+    private readonly c: Context<AppEnv>,
+    private readonly deps: CheckoutDeps,
+    private readonly offer: Offer,
+    private readonly rail: Rail,
+    private readonly auth: Authorization,
+    private readonly quote: Quote,
+    private readonly recordKey: string | null,
+    private readonly started: number,
+  ) {}
+
+  private usage(httpStatus: number, errorCode: string | null): UsageFacts {
+    return {
+      requestId: this.c.get('requestId'),
+      offerId: this.offer.entry.id,
+      quoteMicroUsd: this.quote.costMicroUsd,
+      httpStatus,
+      latencyMs: Math.round(performance.now() - this.started),
+      errorCode,
+    };
+  }
+
+  private count(outcome: 'charged' | 'voided') {
+    this.deps.metrics.paidCalls.inc({ offer: this.offer.entry.id, rail: this.rail.id, outcome });
+  }
+
+  /** Voids the authorization and returns the error to answer with, carrying the rail's headers. */
+  private async fail(err: unknown): Promise<ApiError> {
+    const apiError = runFailure(err);
+    if (apiError.code === 'internal_error') {
+      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'paid call failed inside kasir');
+    }
+    const receipt = await this.auth.void(this.usage(apiError.status, apiError.code));
+    this.count('voided');
+    if (this.recordKey) await abandonIdempotent(this.deps.db, this.recordKey);
+    return withHeaders(apiError, receipt.headers);
+  }
+
+  async run(input: Record<string, unknown>): Promise<Response> {
+    const cancel = () => this.abort.abort();
+    this.c.req.raw.signal?.addEventListener('abort', cancel, { once: true });
+    this.c.env?.outgoing?.once('close', cancel);
+    let result: Awaited<ReturnType<Offer['run']>>;
+    try {
+      result = await this.offer.run(input, {
+        signal: this.abort.signal,
+        requestId: this.c.get('requestId'),
+        quote: this.quote,
+      });
+    } catch (err) {
+      throw await this.fail(err);
+    }
+    if (result.kind === 'stream') return this.stream(result.events);
+
+    const receipt = await this.auth.capture(this.usage(200, null));
+    this.count('charged');
+    const { entry } = this.offer;
+    const idField = entry.kind === 'tool' ? 'tool' : 'model';
+    // The id and cost lead; the offer's own fields follow; an upstream `model` never hides the id that was sold.
+    const fields: Record<string, unknown> = {
+      [idField]: entry.id,
+      costMicroUsd: this.quote.costMicroUsd,
+      ...result.body,
+    };
+    fields[idField] = entry.id;
+    fields.costMicroUsd = this.quote.costMicroUsd;
+    fields.receipt = receipt.receipt;
+    const body = JSON.stringify(fields);
+    const headers = { 'content-type': JSON_TYPE, ...receipt.headers };
+    if (this.recordKey)
+      await completeIdempotent(this.deps.db, this.recordKey, { status: 200, headers, body });
+    return this.c.body(body, 200, headers);
+  }
+
+  /**
+   * Streams: nothing is sent until the first event, so a failure before it is a plain JSON error. After that,
+   * frames pass through as they arrive; the payment settles after the upstream's last event, and the closing
+   * frames carry the cost. An upstream that dies mid-stream gets an explicit SSE error event and no charge.
+   * A caller that disconnects mid-stream stops the upstream and is charged the quote: the answer was being
+   * delivered, and stopping was the caller's choice.
+   */
+  private async stream(events: AsyncIterable<StreamEvent>): Promise<Response> {
+    const iterator = events[Symbol.asyncIterator]();
+    let next: IteratorResult<StreamEvent>;
+    try {
+      next = await iterator.next();
+      if (next.done)
+        throw new ApiError('upstream_error', 'the upstream stream ended before sending anything');
+    } catch (err) {
+      throw await this.fail(err);
+    }
+    const sink = openSse(this.c, this.auth.streamHeaders());
+    sink.onDisconnect(() => this.abort.abort());
+    this.auth.markDelivered();
+    const sent: Buffer[] | null = this.recordKey ? [] : null;
+    const send = async (bytes: Buffer) => {
+      sent?.push(bytes);
+      return sink.write(bytes);
+    };
+
+    try {
+      for (;;) {
+        const event = next.value as StreamEvent;
+        if (event.type === 'end') {
+          const receipt = await this.auth.capture(this.usage(200, null));
+          this.count('charged');
+          await send(
+            Buffer.concat([
+              event.closingFrames({ costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
+              DONE_FRAME,
+            ]),
+          );
+          sink.end();
+          if (this.recordKey && sent) {
+            await completeIdempotent(this.deps.db, this.recordKey, {
+              status: 200,
+              headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
+              body: Buffer.concat(sent).toString('utf8'),
+            });
+          }
+          return sink.response;
+        }
+        if (!(await send(event.bytes))) break;
+        next = await iterator.next();
+        if (next.done)
+          throw new ApiError('upstream_error', 'the upstream stream ended without its final event');
+      }
+    } catch (err) {
+      if (!sink.closed) {
+        const apiError = await this.fail(err);
+        await sink.write(Buffer.from(`event: error\ndata: ${JSON.stringify(apiError.toBody())}\n\n`));
+        sink.end();
+        return sink.response;
+      }
+    }
+    // The caller went away mid-stream: charged (see above); a retry with the same key replays what was sent.
+    await iterator.return?.();
+    const receipt = await this.auth.capture(this.usage(499, 'client_disconnected'));
+    this.count('charged');
+    if (this.recordKey && sent) {
+      await completeIdempotent(this.deps.db, this.recordKey, {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
+        body: Buffer.concat(sent).toString('utf8'),
+      });
+    }
+    return sink.response;
+  }
+}

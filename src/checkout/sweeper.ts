@@ -1,0 +1,37 @@
+/** Periodic clean-up after crashes: settles holds left open and drops expired idempotency records. */
+import type { Logger } from '../http/logger.js';
+import { sweepExpiredHolds } from '../ledger/books.js';
+import type { Db } from '../store/db.js';
+import { sweepIdempotency } from './idempotency.js';
+
+const REPLAY_WINDOW_SECONDS = 24 * 3600;
+
+export async function sweepOnce(db: Db, holdTtlSeconds: number) {
+  const holds = await sweepExpiredHolds(db);
+  const idempotency = await sweepIdempotency(db, {
+    runningMaxAgeSeconds: holdTtlSeconds,
+    doneMaxAgeSeconds: REPLAY_WINDOW_SECONDS,
+  });
+  return { ...holds, idempotencyRecordsDropped: idempotency };
+}
+
+/** Sweeps now and then every `intervalSeconds` (0 = only now); returns a function that stops it. */
+export function startSweeper(
+  db: Db,
+  log: Logger,
+  holdTtlSeconds: number,
+  intervalSeconds: number,
+): () => void {
+  const run = () =>
+    sweepOnce(db, holdTtlSeconds)
+      .then((r) => {
+        if (r.captured || r.released || r.idempotencyRecordsDropped)
+          log.info(r, 'swept stale holds and records');
+      })
+      .catch((err) => log.error({ err }, 'sweep failed'));
+  void run();
+  if (intervalSeconds <= 0) return () => {};
+  const timer = setInterval(run, intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,160 @@
+/** The prepaid-key rail: `Authorization: Bearer <key>` places a hold on the account, then captures or releases it. */
+import type { Transaction } from 'kysely';
+import { ApiError } from '../http/errors.js';
+import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
+import {
+  type Balance,
+  captureHold,
+  getBalance,
+  markHoldDelivered,
+  placeHold,
+  releaseHold,
+} from '../ledger/books.js';
+import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
+import type { Db } from '../store/db.js';
+import type { Database, HoldTable } from '../store/schema.js';
+import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from './types.js';
+import { insertUsage } from './usage.js';
+
+export const CHARGED_HEADER = 'x-service-charged-micro-usd';
+export const BALANCE_HEADER = 'x-service-balance-micro-usd';
+
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+const receiptOf = (charged: number, balance: Balance, holdId: string): RailReceipt => ({
+  headers: { [CHARGED_HEADER]: String(charged), [BALANCE_HEADER]: String(balance.balanceMicroUsd) },
+  receipt: {
+    rail: 'prepaid',
+    receipt_id: holdId,
+    account_id: balance.accountId,
+    charged_micro_usd: charged,
+    balance_micro_usd: balance.balanceMicroUsd,
+  },
+});
+
+export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeconds: number }): Rail {
+  const { db, keys } = deps;
+
+  const settleUsage =
+    (usage: UsageFacts, payer: Payer, charged: number) =>
+    async (tx: Transaction<Database>, _hold: HoldTable, _balance: Balance) => {
+      await insertUsage(tx, usage, { rail: 'prepaid', payer, chargedMicroUsd: charged });
+    };
+
+  return {
+    id: 'prepaid',
+    title: 'Prepaid balance with an API key',
+    priceClass: 'prepaid',
+    carries: (req) => bearerToken(req.header('authorization')) !== null,
+
+    async identify(req) {
+      const token = bearerToken(req.header('authorization'));
+      const key = token ? await keys.resolve(token) : null;
+      if (!key) throw new ApiError('unauthorized', 'unknown or revoked API key');
+      return {
+        rail: 'prepaid',
+        accountId: key.accountId,
+        keyId: key.keyId,
+        address: null,
+        scope: key.accountId,
+        detail: key,
+      };
+    },
+
+    async authorize(payer, pricing, req): Promise<Authorization> {
+      const key = payer.detail as ResolvedKey;
+      const amount = pricing.quote.costMicroUsd;
+      let hold: Awaited<ReturnType<typeof placeHold>>;
+      try {
+        hold = await placeHold(db, {
+          accountId: key.accountId,
+          keyId: key.keyId,
+          keySpendCapped: key.spendCapped,
+          amountMicroUsd: amount,
+          offerId: pricing.offerId,
+          requestId: req.requestId,
+          ttlSeconds: deps.holdTtlSeconds,
+        });
+      } catch (err) {
+        if (err instanceof InsufficientBalanceError) {
+          const balance = await getBalance(db, key.accountId);
+          throw new ApiError(
+            'insufficient_balance',
+            `balance too low: this call costs ${amount} micro-USD and ${err.available} is available (short by ${err.shortfall})`,
+            {
+              price_micro_usd: amount,
+              available_micro_usd: err.available,
+              shortfall_micro_usd: err.shortfall,
+              balance_micro_usd: balance.balanceMicroUsd,
+            },
+            { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(balance.balanceMicroUsd) },
+          );
+        }
+        if (err instanceof SpendCapExceededError) {
+          throw new ApiError(
+            'spend_cap_exceeded',
+            `this key's spend cap leaves ${err.remaining} micro-USD; the call costs ${amount}`,
+            { price_micro_usd: amount, remaining_micro_usd: err.remaining },
+            { [CHARGED_HEADER]: '0' },
+          );
+        }
+        throw err;
+      }
+      let delivered = false;
+      return {
+        payer,
+        amountMicroUsd: amount,
+        async capture(usage) {
+          const settled = await captureHold(db, hold.holdId, settleUsage(usage, payer, amount));
+          return receiptOf(amount, settled.balance, hold.holdId);
+        },
+        async void(usage) {
+          const settled = await releaseHold(db, hold.holdId, settleUsage(usage, payer, 0));
+          return receiptOf(0, settled.balance, hold.holdId);
+        },
+        streamHeaders() {
+          // The settled figures arrive in the stream's final chunk; these state what success charges.
+          return {
+            [CHARGED_HEADER]: String(amount),
+            [BALANCE_HEADER]: String(hold.balance.balanceMicroUsd - amount),
+          };
+        },
+        markDelivered() {
+          if (delivered) return;
+          delivered = true;
+          // Not awaited: the stream must not wait on the database; a lost mark only means a crash releases.
+          markHoldDelivered(db, hold.holdId).catch(() => {});
+        },
+      };
+    },
+
+    // The prepaid rail adds no header to a 402; its body entry says how to use a key.
+    challenge(pricing) {
+      return {
+        headers: [],
+        body: {
+          rail: 'prepaid',
+          price_micro_usd: pricing.quote.costMicroUsd,
+          how: "Send Authorization: Bearer <API key>; the price is held from the key's balance and charged only on success.",
+          balance: '/v1/keys/balance',
+        },
+      };
+    },
+
+    describe(baseUrl) {
+      return {
+        id: 'prepaid',
+        title: 'Prepaid balance with an API key',
+        howToPay:
+          'Send `Authorization: Bearer <key>` on any paid route. The quote is held from the balance, captured on ' +
+          'success and released on failure; every response carries `x-service-charged-micro-usd` and ' +
+          '`x-service-balance-micro-usd`. Keys and top-ups come from the operator.',
+        example: `curl ${baseUrl}/v1/keys/balance -H "Authorization: Bearer $KASIR_KEY"`,
+      };
+    },
+  };
+}

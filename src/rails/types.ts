@@ -1,0 +1,87 @@
+/** The rail port: how a payment method identifies a payer, contributes to a 402, authorizes, captures and voids. */
+import type { PriceClass, Quote } from '../catalog/types.js';
+import type { SkillRail } from '../discovery/skill.js';
+
+/** What a rail may read of the incoming request. */
+export interface PaidRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** The public URL of the resource, for challenges that name it. */
+  resourceUrl: string;
+  header(name: string): string | undefined;
+  requestId: string;
+}
+
+/** The offer and its price, as a rail sees them (rails know nothing about models). */
+export interface Pricing {
+  offerId: string;
+  description: string;
+  quote: Quote;
+}
+
+/** One rail's part of a 402: headers to add (e.g. WWW-Authenticate, PAYMENT-REQUIRED) and its entry in the body. */
+export interface RailChallenge {
+  headers: Array<[string, string]>;
+  body: Record<string, unknown>;
+}
+
+/** A caller identified by a rail's credential, before any money moves. */
+export interface Payer {
+  rail: string;
+  accountId: string | null;
+  keyId: string | null;
+  /** A wallet address or other payer reference, when the rail has one. */
+  address: string | null;
+  /** Idempotency keys are scoped to this (so two callers cannot collide or read each other's results). */
+  scope: string;
+  /** Opaque to the checkout; the rail's own data for authorize(). */
+  detail?: unknown;
+}
+
+/** The call facts written to the usage record when the payment settles. */
+export interface UsageFacts {
+  requestId: string;
+  offerId: string;
+  quoteMicroUsd: number;
+  httpStatus: number;
+  latencyMs: number;
+  errorCode: string | null;
+}
+
+/** What the caller receives about the payment: response headers and a receipt object for the body. */
+export interface RailReceipt {
+  headers: Record<string, string>;
+  receipt: Record<string, unknown>;
+}
+
+/** Money reserved (or a payment verified) for one call, waiting for the outcome. */
+export interface Authorization {
+  payer: Payer;
+  amountMicroUsd: number;
+  /** Charges exactly the authorized amount and records the usage row. */
+  capture(usage: UsageFacts): Promise<RailReceipt>;
+  /** Cancels: nothing is charged; the usage row records the failure. */
+  void(usage: UsageFacts): Promise<RailReceipt>;
+  /** Part of the result reached the caller (a stream started): a crash from here on settles as delivered. */
+  markDelivered(): void;
+  /** Headers for a stream's start, before the outcome is known: what success will charge. */
+  streamHeaders(): Record<string, string>;
+}
+
+export interface Rail {
+  readonly id: string;
+  readonly title: string;
+  /** Which price list this rail pays. */
+  readonly priceClass: PriceClass;
+  /** True when the request carries this rail's credential (headers only, no I/O). */
+  carries(req: PaidRequest): boolean;
+  /** Identifies the payer from the credential; throws ApiError (401/402) when it is bad. */
+  identify(req: PaidRequest): Promise<Payer>;
+  /** Reserves or verifies the payment for the quote; throws ApiError (402 with the reason) when refused. */
+  authorize(payer: Payer, pricing: Pricing, req: PaidRequest): Promise<Authorization>;
+  /** This rail's part of a 402 for the offer, or null when it cannot pay it. */
+  challenge(pricing: Pricing, req: PaidRequest): RailChallenge | null;
+  /** How to pay on this rail, for /skill.md. */
+  describe(baseUrl: string): SkillRail;
+}
