@@ -63,7 +63,7 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
     };
   }
 
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   const stream = new ReadableStream<Uint8Array>({
     start: (ctl) => {
       controller = ctl;
@@ -76,13 +76,13 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
     },
     async write(bytes) {
       if (closed) return false;
-      controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      controller?.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       return true;
     },
     end() {
       if (ended) return;
       ended = true;
-      if (!closed) controller.close();
+      if (!closed) controller?.close();
       closed = true;
     },
     onDisconnect: (l) => listeners.push(l),
