@@ -18,7 +18,8 @@ export async function* translateAnthropicStream(
 ): AsyncGenerator<ChatStreamEvent> {
   let identity: ChunkIdentity | undefined;
   let rawUsage: JsonObject = {};
-  let sawMessageDelta = false;
+  /** message_start reports output_tokens 1; the real count comes with message_delta. */
+  let sawFinalOutput = false;
   let stopped = false;
   let forwarded = 0;
   /** Anthropic numbers every content block; tool calls are numbered among tool calls only. */
@@ -92,8 +93,8 @@ export async function* translateAnthropicStream(
           break;
         }
         case 'message_delta': {
-          sawMessageDelta = true;
           const usage = (event.usage ?? {}) as JsonObject;
+          if (typeof usage.output_tokens === 'number') sawFinalOutput = true;
           // Newer API versions repeat the input counts here; the latest figure wins.
           for (const [key, value] of Object.entries(usage))
             if (typeof value === 'number') rawUsage[key] = value;
@@ -103,7 +104,7 @@ export async function* translateAnthropicStream(
         }
         case 'message_stop': {
           const usage = usageFromAnthropic(rawUsage);
-          if (!sawMessageDelta || !usage) throw fail('ended its stream without usage');
+          if (!sawFinalOutput || !usage) throw fail('ended its stream without usage');
           stopped = true;
           yield { type: 'end', usage, ...started(identity) };
           continue;

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { hasObjectKey, readSseFrame, SseFrameSplitter, singleDataLine, sseFrames } from './sse.js';
+
+const text = (frames: Buffer[]) => frames.map((f) => f.toString('utf8'));
+
+describe('SseFrameSplitter', () => {
+  it('returns whole frames as slices of the chunk they came in', () => {
+    const chunk = Buffer.from('data: {"a":1}\n\ndata: {"b":2}\n\n');
+    const frames = new SseFrameSplitter().push(chunk);
+    expect(text(frames)).toEqual(['data: {"a":1}\n\n', 'data: {"b":2}\n\n']);
+    expect(frames[0]?.buffer).toBe(chunk.buffer);
+  });
+
+  it('joins a frame split across chunks, even inside its blank line', () => {
+    const splitter = new SseFrameSplitter();
+    expect(splitter.push(Buffer.from('data: {"a"'))).toEqual([]);
+    expect(splitter.push(Buffer.from(':1}\n'))).toEqual([]);
+    expect(text(splitter.push(Buffer.from('\ndata: {"b":2}\n\ndata')))).toEqual([
+      'data: {"a":1}\n\n',
+      'data: {"b":2}\n\n',
+    ]);
+    expect(text(splitter.push(Buffer.from(': [DONE]\n\n')))).toEqual(['data: [DONE]\n\n']);
+  });
+
+  it('splits CRLF and CR streams, including a CRLF blank line cut in the middle', () => {
+    const splitter = new SseFrameSplitter();
+    expect(text(splitter.push(Buffer.from('data: 1\r\n\r\ndata: 2\r\n\r')))).toEqual(['data: 1\r\n\r\n']);
+    expect(text(splitter.push(Buffer.from('\ndata: 3\r\r')))).toEqual(['data: 2\r\n\r\n', 'data: 3\r\r']);
+  });
+
+  it('feeds one byte at a time without losing or merging frames', () => {
+    const input = ': keep-alive\n\nevent: ping\ndata: {}\n\ndata: {"x":"\\n"}\r\n\r\n';
+    const splitter = new SseFrameSplitter();
+    const frames: Buffer[] = [];
+    for (const byte of Buffer.from(input)) frames.push(...splitter.push(Buffer.from([byte])));
+    expect(text(frames)).toEqual([
+      ': keep-alive\n\n',
+      'event: ping\ndata: {}\n\n',
+      'data: {"x":"\\n"}\r\n\r\n',
+    ]);
+  });
+
+  it('hands out an unterminated last frame at the end, but not trailing whitespace', async () => {
+    async function* body() {
+      yield Buffer.from('data: 1\n\ndata: [DONE]\n');
+    }
+    const frames: Buffer[] = [];
+    for await (const frame of sseFrames(body())) frames.push(frame);
+    expect(text(frames)).toEqual(['data: 1\n\n', 'data: [DONE]\n']);
+    const splitter = new SseFrameSplitter();
+    splitter.push(Buffer.from('data: 1\n\n\n'));
+    expect(splitter.flush()).toBeUndefined();
+  });
+});
+
+describe('singleDataLine', () => {
+  it('gives the payload of the common one-line frame', () => {
+    expect(singleDataLine(Buffer.from('data: {"a":1}\n\n'))?.toString()).toBe('{"a":1}');
+  });
+
+  it('declines every other shape', () => {
+    for (const frame of [
+      'data:{"a":1}\n\n',
+      'event: x\ndata: 1\n\n',
+      'data: 1\r\n\r\n',
+      ': hi\n\n',
+      'data: 1\ndata: 2\n\n',
+    ]) {
+      expect(singleDataLine(Buffer.from(frame)), frame).toBeUndefined();
+    }
+  });
+});
+
+describe('readSseFrame', () => {
+  it('reads event and data fields, skipping comments and one leading space', () => {
+    expect(
+      readSseFrame(Buffer.from(': note\r\nevent: message_start\r\ndata:{"a":\r\ndata:  1}\r\n\r\n')),
+    ).toEqual({
+      event: 'message_start',
+      data: '{"a":\n 1}',
+    });
+    expect(readSseFrame(Buffer.from(': keep-alive\n\n'))).toEqual({ event: undefined, data: undefined });
+  });
+});
+
+describe('hasObjectKey', () => {
+  const usage = Buffer.from('"usage"');
+  it('finds a key followed by an object, with any spacing', () => {
+    expect(hasObjectKey(Buffer.from('{"choices":[],"usage" : {"prompt_tokens":1}}'), usage)).toBe(true);
+  });
+  it('ignores null values, escaped text and plain string values', () => {
+    expect(hasObjectKey(Buffer.from('{"usage":null}'), usage)).toBe(false);
+    expect(hasObjectKey(Buffer.from('{"content":"the \\"usage\\": {"}'), usage)).toBe(false);
+    expect(hasObjectKey(Buffer.from('{"content":"usage","usage":null}'), usage)).toBe(false);
+  });
+});

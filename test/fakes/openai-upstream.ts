@@ -1,0 +1,221 @@
+/**
+ * A fake OpenAI-compatible chat upstream: a real HTTP server on 127.0.0.1 speaking POST /v1/chat/completions,
+ * plain and streamed (chat.completion.chunk frames, the usage-only final chunk when
+ * `stream_options.include_usage` is set, `data: [DONE]`), with tool calls, reasoning_content and the
+ * provider's real error bodies.
+ *
+ *   const fake = await startFakeOpenAI({ apiKey: 'sk-test' });
+ *   // configure OPENAI_BASE_URL = fake.url (it ends in /v1), OPENAI_API_KEY = 'sk-test'
+ *   fake.setScript({ text: 'Hi there', events: 10, delayMs: 5 });
+ *   ... fake.requests[0].body.messages ...
+ *   await fake.close();
+ *
+ * Scripts and failure modes: see chat-upstream.ts. The default answer echoes the image inputs it received.
+ */
+import type { ServerResponse } from 'node:http';
+import {
+  describeInline,
+  earlyFailure,
+  echoText,
+  type FakeChatScript,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  type FakeUsage,
+  finishOf,
+  playStream,
+  type RecordedRequest,
+  sendJson,
+  splitText,
+  startFakeUpstream,
+  toolCallId,
+  usageOf,
+} from './chat-upstream.js';
+
+export type { FakeChatScript, FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './chat-upstream.js';
+
+const ERROR_TYPES: Record<number, { type: string; code: string | null; message: string }> = {
+  400: {
+    type: 'invalid_request_error',
+    code: null,
+    message: "Invalid value for 'messages': the request is malformed.",
+  },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' },
+  403: {
+    type: 'invalid_request_error',
+    code: 'unsupported_country_region_territory',
+    message: 'Country, region, or territory not supported',
+  },
+  404: {
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    message: 'The model does not exist or you do not have access to it.',
+  },
+  429: {
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+    message: 'Rate limit reached for requests. Please try again in 20ms.',
+  },
+  500: {
+    type: 'server_error',
+    code: null,
+    message: 'The server had an error while processing your request. Sorry about that!',
+  },
+  503: {
+    type: 'server_error',
+    code: null,
+    message: 'The engine is currently overloaded, please try again later.',
+  },
+};
+
+/** OpenAI's error body: { error: { message, type, param, code } }. */
+export function openAiErrorBody(status: number, message?: string): unknown {
+  const known = ERROR_TYPES[status] ?? { type: 'server_error', code: null, message: `HTTP ${status}` };
+  return { error: { message: message ?? known.message, type: known.type, param: null, code: known.code } };
+}
+
+export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  return startFakeUpstream(options, '/v1', async (request, script, res) => {
+    if (request.method !== 'POST' || !request.path.startsWith('/v1/chat/completions')) {
+      sendJson(
+        res,
+        404,
+        openAiErrorBody(404, `Unknown request URL: ${request.method} ${request.path}.`),
+        request,
+      );
+      return;
+    }
+    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+      // The real service echoes (part of) the key it was given; kasir must never pass that on.
+      const given = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+      sendJson(res, 401, openAiErrorBody(401, `Incorrect API key provided: ${given}.`), request);
+      return;
+    }
+    const body = request.body;
+    if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+      sendJson(res, 400, openAiErrorBody(400, "'model' and 'messages' are required properties"), request);
+      return;
+    }
+    if (earlyFailure(script, res, request, openAiErrorBody)) return;
+    if (body.stream === true) await streamAnswer(request, script, res);
+    else answer(request, script, res);
+  });
+}
+
+const CREATED = 1_767_225_600;
+
+function answer(request: RecordedRequest, script: FakeChatScript, res: ServerResponse): void {
+  const body = request.body;
+  const usage = usageOf(script);
+  const toolCalls = (script.toolCalls ?? []).map((call, i) => ({
+    id: toolCallId('call_fake', call, i),
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: textOf(request, script),
+    refusal: null,
+  };
+  if (script.reasoning) message.reasoning_content = script.reasoning;
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  const n = typeof body.n === 'number' ? body.n : 1;
+  const completion: Record<string, unknown> = {
+    id: 'chatcmpl-fake0001',
+    object: 'chat.completion',
+    created: CREATED,
+    model: body.model,
+    choices: Array.from({ length: n }, (_, index) => ({
+      index,
+      message,
+      logprobs: null,
+      finish_reason: finishOf(script),
+    })),
+    system_fingerprint: 'fp_fake',
+  };
+  if (script.failure?.kind !== 'no_usage') completion.usage = usageBody(usage);
+  sendJson(res, 200, completion, request);
+}
+
+async function streamAnswer(
+  request: RecordedRequest,
+  script: FakeChatScript,
+  res: ServerResponse,
+): Promise<void> {
+  const body = request.body;
+  const includeUsage =
+    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const wantsUsage = includeUsage && script.failure?.kind !== 'no_usage';
+  const base = {
+    id: 'chatcmpl-fake0001',
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: body.model,
+    system_fingerprint: 'fp_fake',
+  };
+  // With include_usage, OpenAI puts "usage": null on every chunk but the last.
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage } : {}) })}\n\n`;
+
+  const events = [chunk({ role: 'assistant', content: '', refusal: null })];
+  for (const piece of splitText(script.reasoning ?? '', script.events ?? 10))
+    events.push(chunk({ reasoning_content: piece }));
+  for (const piece of splitText(textOf(request, script), script.events ?? 10))
+    events.push(chunk({ content: piece }));
+  for (const [index, call] of (script.toolCalls ?? []).entries()) {
+    const args = JSON.stringify(call.arguments);
+    const half = Math.ceil(args.length / 2);
+    events.push(
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: toolCallId('call_fake', call, index),
+            type: 'function',
+            function: { name: call.name, arguments: '' },
+          },
+        ],
+      }),
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }),
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }),
+    );
+  }
+  const usage = usageBody(usageOf(script));
+  if (wantsUsage && script.usageOnFinishChunk) {
+    events.push(chunk({}, finishOf(script), usage));
+  } else {
+    events.push(chunk({}, finishOf(script)));
+    if (wantsUsage) events.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  }
+  if (script.failure?.kind !== 'no_done') events.push('data: [DONE]\n\n');
+  const message = script.failure?.kind === 'error_event' ? script.failure.message : undefined;
+  const errorEvent = `data: ${JSON.stringify(openAiErrorBody(500, message))}\n\n`;
+  await playStream(res, request, script, events, errorEvent);
+}
+
+function usageBody(usage: FakeUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { cached_tokens: usage.cacheRead ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
+  };
+}
+
+function textOf(request: RecordedRequest, script: FakeChatScript): string {
+  return script.text ?? echoText('OpenAI', imagesOf(request.body.messages));
+}
+
+/** The images in the request's content parts: URLs as given, data URLs as `<type> inline`. */
+function imagesOf(messages: unknown): string[] {
+  const images: string[] = [];
+  for (const message of Array.isArray(messages) ? (messages as Array<{ content?: unknown }>) : []) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as Array<{ type?: string; image_url?: { url?: string } }>) {
+      const url = part.type === 'image_url' ? part.image_url?.url : undefined;
+      if (!url) continue;
+      images.push(url.startsWith('data:') ? describeInline(url.slice(5, url.indexOf(';'))) : url);
+    }
+  }
+  return images;
+}
