@@ -8,6 +8,7 @@ import { renderError } from './http/on-error.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { mountAdminRoutes } from './routes/admin.js';
+import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
 import { mountMediaRoutes } from './routes/media.js';
@@ -43,10 +44,14 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   mountMediaRoutes(app, deps);
   mountKeyRoutes(app, deps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
+  mountCatalogRoutes(app, {
+    catalog: deps.catalog,
+    isAvailable: (e) => e.kind === 'tool' || Boolean(deps.config.providers[e.upstream.provider]?.apiKey),
+  });
   mountDiscoveryRoutes(app, () => ({
     baseUrl: deps.config.publicBaseUrl,
     rails: deps.rails.all().map((r) => r.describe(deps.config.publicBaseUrl)),
-    catalog: { categories: {}, examples: [] },
+    catalog: catalogFacts(deps.catalog),
     x402Resources: [],
   }));
 

@@ -1,4 +1,5 @@
 /** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
+import type { Catalog } from './catalog/types.js';
 import type { Config } from './config.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
@@ -17,4 +18,5 @@ export interface Deps {
   media: Media;
   keys: KeyResolver;
   rails: RailRegistry;
+  catalog: Catalog;
 }

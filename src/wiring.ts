@@ -1,5 +1,6 @@
 /** Opens every store the configuration names and assembles the Deps; closes them again in reverse order. */
 
+import { loadCatalog } from './catalog/load.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
@@ -21,6 +22,8 @@ export interface Wired {
 export async function wire(config: Config, log: Logger): Promise<Wired> {
   const closers: Array<() => Promise<void>> = [];
   try {
+    // Before any store opens: a bad catalog entry stops start-up at once, naming the entry and field.
+    const catalog = loadCatalog({ marginPercent: config.providerMarginPercent });
     const db = await openDb(config.database);
     closers.push(() => db.close());
     const kv = await openKv(config.redisUrl);
@@ -37,7 +40,7 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
     const rails = createRailRegistry([
       createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds }),
     ]);
-    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media, keys, rails };
+    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media, keys, rails, catalog };
     const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds);
     closers.push(async () => stopSweeper());
     return { deps, close: () => closeAll(closers) };

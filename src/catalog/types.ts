@@ -37,7 +37,75 @@ interface EntryBase {
   description: string;
   /** The input schema of the paid route for this entry (additional properties allowed unless stated). */
   input: JsonSchema;
+  /** Extra words (English and Indonesian) that /v1/consult matches this entry by. */
+  synonyms?: string[];
+  /** A minimal valid request body (without `model`), used by /v1/consult and as the default request of /v1/price. */
+  example?: Record<string, unknown>;
 }
+
+/**
+ * A rate in integer micro-USD, either fixed or chosen by the value of one input field.
+ * `rates` keys are the field's values as strings (`true`/`false` for booleans); `*` matches any other value.
+ * A field that is absent (and has no default) selects the highest rate: a quote is a ceiling.
+ */
+export type RateTable = number | { by: string; rates: Record<string, RateTable> };
+
+/** How long the output (or input audio) is, in seconds. */
+export interface DurationSpec {
+  /** Input field holding the length: a number, or a string such as `"5"` or `"8s"`. */
+  field?: string;
+  /** Divide the field value by this to get seconds (1000 for a field in milliseconds). */
+  scale?: number;
+  /** Seconds used when `field` is absent and its schema gives no default or maximum. */
+  ceilingSeconds?: number;
+  /** A frame-count field; seconds = ceil(frames / framesPerSecond) (with `fps` of the rule when not given). */
+  framesField?: string;
+  framesPerSecond?: number;
+  /** Models with one fixed output length. */
+  fixedSeconds?: number;
+}
+
+/** Charges added to a per-image rule: prompt tokens, or a fee per item of an array input (reference images). */
+export type PriceExtra =
+  | { kind: 'prompt_tokens'; field: string; ratePer1M: number }
+  | { kind: 'per_item'; field: string; rate: number };
+
+/**
+ * How a model's upstream cost is computed from its validated input. Rates are integer micro-USD per `per` units
+ * (default 1); the cost is rounded up once, after the provider margin. See price-rules.ts for each formula.
+ */
+export type PriceRule =
+  | { kind: 'flat'; unit: 'call' | 'video'; rate: RateTable }
+  | { kind: 'per_image'; rate: RateTable; count?: string[]; extras?: PriceExtra[] }
+  | {
+      kind: 'per_megapixel';
+      rate: RateTable;
+      /** When set, the first megapixel costs this and each further one `rate`. */
+      firstMegapixelRate?: number;
+      size: { field: string; presets: Record<string, [number, number]> } | { fixedMegapixels: number };
+      count?: string[];
+    }
+  | { kind: 'per_second'; rate: RateTable; per?: number; duration: DurationSpec }
+  | {
+      kind: 'video_tokens';
+      /** Micro-USD per 1M video tokens; tokens = width × height × fps × seconds / 1024. */
+      rate: RateTable;
+      resolutionField: string;
+      aspectRatioField: string;
+      fps: number;
+      duration: DurationSpec;
+      /** Output pixels (width × height) by resolution, then by aspect ratio. */
+      pixels: Record<string, Record<string, number>>;
+    }
+  | { kind: 'per_character'; rate: RateTable; per: number; field: string }
+  | { kind: 'per_minute'; rate: RateTable; per?: number; duration: DurationSpec }
+  | {
+      kind: 'chat_tokens';
+      inputPer1M: number;
+      outputPer1M: number;
+      /** Higher rates for the whole call once the estimated input passes `aboveTokens`. */
+      longContext?: { aboveTokens: number; inputPer1M: number; outputPer1M: number };
+    };
 
 export interface ChatTraits {
   contextLength: number | null;
@@ -62,6 +130,12 @@ export interface ModelEntry extends EntryBase {
   /** Set when the upstream price was not seen on the provider's own price page. */
   priceUnconfirmed?: boolean;
   chat?: ChatTraits;
+  /** The upstream cost formula (before kasir's margin); every entry loaded from the catalog data has one. */
+  price?: PriceRule;
+  /** Where the upstream price comes from. */
+  priceSource?: string;
+  /** Inputs kasir reads for pricing only (e.g. a declared `duration`); adapters do not send them upstream. */
+  localInputs?: string[];
 }
 
 export interface ToolEntry extends EntryBase {
@@ -69,6 +143,8 @@ export interface ToolEntry extends EntryBase {
   /** Flat prices per call in micro-USD. Where the spec shows no wallet price, wallet = prepaid (noted in `walletPriceNote`). */
   price: { walletMicroUsd: number; prepaidMicroUsd: number };
   walletPriceNote?: string;
+  /** Where the tool is sold: `POST /v1/tools/<name>`. */
+  path?: string;
 }
 
 export type CatalogEntry = ModelEntry | ToolEntry;

@@ -1,0 +1,78 @@
+/** Estimates the tokens a chat request can bill: its input with a real tokenizer, its output at the ceiling the caller set. */
+import { countTokens } from 'gpt-tokenizer';
+
+/** Output ceiling when the caller sends neither max_tokens nor max_completion_tokens. */
+export const DEFAULT_MAX_TOKENS = 1024;
+/** Wrapping tokens each message costs on top of its text (role, separators), as in the common chat formats. */
+export const TOKENS_PER_MESSAGE = 4;
+/** Tokens that prime the assistant's reply. */
+export const REPLY_PRIMING_TOKENS = 3;
+/**
+ * A fixed ceiling per image part, whatever its size: the largest images the chat upstreams accept at default
+ * resolution cost about 1,600 tokens (Anthropic: width × height / 750 at ≤ 1.15 MP; OpenAI high detail ≤ 1,105).
+ */
+export const TOKENS_PER_IMAGE = 1600;
+
+// The quote runs on every chat call and again in the checkout after validation: count each body once.
+const inputCache = new WeakMap<object, number>();
+
+function countText(value: unknown): number {
+  return typeof value === 'string' && value.length > 0 ? countTokens(value) : 0;
+}
+
+function countJson(value: unknown): number {
+  return value === undefined || value === null ? 0 : countTokens(JSON.stringify(value));
+}
+
+function countContent(content: unknown): number {
+  if (typeof content === 'string') return countText(content);
+  if (!Array.isArray(content)) return 0;
+  let tokens = 0;
+  for (const part of content) {
+    if (!part || typeof part !== 'object') continue;
+    const p = part as Record<string, unknown>;
+    if (p.type === 'image_url') tokens += TOKENS_PER_IMAGE;
+    else if (p.type === 'text') tokens += countText(p.text);
+    else tokens += countJson(p);
+  }
+  return tokens;
+}
+
+/**
+ * Input tokens of a chat body: every message's text (o200k encoding), a fixed ceiling per image, tool calls and
+ * the tool definitions as JSON, a top-level `system`, a JSON response schema, plus per-message wrapping.
+ * Other upstreams' tokenizers differ by a few percent; the output ceiling dominates most quotes.
+ */
+export function estimateInputTokens(input: Record<string, unknown>): number {
+  const cached = inputCache.get(input);
+  if (cached !== undefined) return cached;
+  let tokens = REPLY_PRIMING_TOKENS;
+  const messages = Array.isArray(input.messages) ? input.messages : [];
+  for (const message of messages) {
+    if (!message || typeof message !== 'object') continue;
+    const m = message as Record<string, unknown>;
+    tokens += TOKENS_PER_MESSAGE + countContent(m.content) + countText(m.name) + countJson(m.tool_calls);
+    tokens += countText(m.tool_call_id);
+  }
+  tokens += countText(input.system) + countJson(input.tools);
+  const format = input.response_format as Record<string, unknown> | undefined;
+  if (format && typeof format === 'object' && format.type === 'json_schema') tokens += countJson(format);
+  inputCache.set(input, tokens);
+  return tokens;
+}
+
+/** Completions a request asks for (`n`, default 1). */
+export function choices(input: Record<string, unknown>): number {
+  return typeof input.n === 'number' && Number.isInteger(input.n) && input.n > 0 ? input.n : 1;
+}
+
+/**
+ * The output tokens a request can bill per completion: `max_tokens` or `max_completion_tokens` (the larger when both
+ * are sent), else 1024. Adapters use the same number when an upstream requires max_tokens.
+ */
+export function outputTokenCeiling(input: Record<string, unknown>): number {
+  const values = [input.max_tokens, input.max_completion_tokens].filter(
+    (v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0,
+  );
+  return values.length ? Math.max(...values) : DEFAULT_MAX_TOKENS;
+}

@@ -1,0 +1,344 @@
+/** Loads the catalog data files once at start-up, checks every entry (a bad one stops start-up naming itself and its field), and serves the Catalog. */
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import type { FieldError } from '../http/errors.js';
+import { CATEGORY_ROUTES } from './category-routes.js';
+import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
+import { type ConsultCandidate, ConsultIndex } from './consult.js';
+import { chatModelShape, dataFileShape, mediaModelShape, toolShape } from './data-shape.js';
+import { exampleInput } from './examples.js';
+import { evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
+import { ruleProblems } from './rule-checks.js';
+import { closestIds } from './suggest.js';
+import { type PriceSummary, priceSummary } from './summary.js';
+import {
+  CATEGORIES,
+  type Catalog,
+  type CatalogEntry,
+  type JsonSchema,
+  type ModelEntry,
+  type PriceClass,
+  type Quote,
+  type ToolEntry,
+  type Validation,
+} from './types.js';
+import { formatErrors, Validators } from './validate.js';
+
+/** The data files under ./data, one per category plus the tools. */
+export const DATA_FILES = [...CATEGORIES, 'tools'] as const;
+export type DataFileName = (typeof DATA_FILES)[number];
+
+export interface LoadOptions {
+  /** Margin on upstream prices in percent, by provider name; `*` is the default. */
+  marginPercent: Record<string, number>;
+}
+
+// Compiled validators depend only on the schemas, which are fixed for the process: a second catalog (tests start
+// many kasirs) reuses them instead of compiling every schema again.
+const sharedValidators = new Validators();
+
+/** Raised when catalog data is invalid; each line names the file, the entry and the field. */
+export class CatalogError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`catalog data is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'CatalogError';
+  }
+}
+
+/** What the catalog routes need beyond the Catalog the checkout uses. */
+export interface CatalogViews {
+  /** The margin (percent) applied to this entry's upstream price. */
+  marginFor(entry: CatalogEntry): number;
+  summary(entry: CatalogEntry): PriceSummary;
+  /** The entry's default request: its required inputs with sample values (without `model`). */
+  example(entry: CatalogEntry): Record<string, unknown>;
+  /**
+   * Validates inputs for a quote: the given inputs over the default request, exactly as the paid route would.
+   * `fromQuery` coerces query-string values to the schema's types first (JSON for object and array inputs).
+   */
+  validateForQuote(entry: CatalogEntry, given: Record<string, unknown>, fromQuery: boolean): Validation;
+  consult(intent: string, limit: number): ConsultCandidate[];
+}
+
+export type LoadedCatalog = Catalog & CatalogViews;
+
+/** Narrows a Catalog to the loaded one (the routes need its views). */
+export function isLoadedCatalog(catalog: Catalog): catalog is LoadedCatalog {
+  const c = catalog as Partial<LoadedCatalog>;
+  return (
+    typeof c.summary === 'function' &&
+    typeof c.consult === 'function' &&
+    typeof c.validateForQuote === 'function'
+  );
+}
+
+function readDataFile(name: DataFileName): unknown {
+  return JSON.parse(readFileSync(new URL(`./data/${name}.json`, import.meta.url), 'utf8'));
+}
+
+/** Reads every data file and builds the catalog; throws CatalogError when any entry is bad. */
+export function loadCatalog(options: LoadOptions): LoadedCatalog {
+  const files = Object.fromEntries(DATA_FILES.map((f) => [f, readDataFile(f)])) as Record<
+    DataFileName,
+    unknown
+  >;
+  return buildCatalog(files, options);
+}
+
+function issuePath(path: ReadonlyArray<PropertyKey>): string {
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '') || '(entry)'
+  );
+}
+
+/** Builds the catalog from parsed data files (tests pass their own). */
+export function buildCatalog(files: Record<DataFileName, unknown>, options: LoadOptions): LoadedCatalog {
+  const problems: string[] = [];
+  const entries: CatalogEntry[] = [];
+  for (const file of DATA_FILES) {
+    const parsed = dataFileShape.safeParse(files[file]);
+    if (!parsed.success) {
+      problems.push(`${file}.json: must be { "entries": [ … ] }`);
+      continue;
+    }
+    parsed.data.entries.forEach((raw, index) => {
+      const rawId = (raw as { id?: unknown } | null)?.id;
+      const label = `${file}.json entry "${typeof rawId === 'string' ? rawId : `#${index}`}"`;
+      const entry = toEntry(file, raw, (field, problem) =>
+        problems.push(`${label} field "${field}": ${problem}`),
+      );
+      if (entry) entries.push(entry);
+    });
+  }
+  const validators = sharedValidators;
+  const compiled = new Map<string, ValidateFunction>();
+  for (const entry of entries) {
+    const label = `entry "${entry.id}"`;
+    try {
+      const isChat = entry.kind === 'model' && entry.category === 'chat';
+      compiled.set(entry.id, validators.compile(isChat ? CHAT_WIRE_SCHEMA : entry.input));
+    } catch (err) {
+      problems.push(`${label} field "input": ${(err as Error).message}`);
+      continue;
+    }
+    if (entry.kind === 'model' && entry.price) {
+      for (const p of ruleProblems(entry.price, entry.input))
+        problems.push(`${label} field "${p.field}": ${p.problem}`);
+      if ((entry.category === 'chat') !== (entry.price.kind === 'chat_tokens')) {
+        problems.push(`${label} field "price.kind": chat models, and only they, use chat_tokens`);
+      }
+    }
+    for (const f of entry.kind === 'model' ? (entry.localInputs ?? []) : []) {
+      if (!(entry.input.properties as Record<string, unknown> | undefined)?.[f]) {
+        problems.push(`${label} field "localInputs": "${f}" is not an input of this model`);
+      }
+    }
+  }
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    for (const name of [entry.id, ...(entry.aliases ?? [])]) {
+      const owner = names.get(name);
+      if (owner !== undefined && owner !== entry.id) {
+        problems.push(
+          `entry "${entry.id}" field "${name === entry.id ? 'id' : 'aliases'}": "${name}" is already used by "${owner}"`,
+        );
+      }
+      names.set(name, entry.id);
+    }
+  }
+  if (problems.length) throw new CatalogError(problems);
+  const catalog = new CatalogImpl(entries, names, compiled, validators, options);
+  // Every example must pass its own validation and price within range: the default request is sold as written.
+  for (const entry of entries) {
+    const checked = catalog.validate(entry, exampleInput(entry));
+    if (!checked.ok) {
+      const why = checked.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+      problems.push(`entry "${entry.id}" field "example": the default request is invalid (${why})`);
+    }
+  }
+  if (problems.length) throw new CatalogError(problems);
+  return catalog;
+}
+
+function toEntry(
+  file: DataFileName,
+  raw: unknown,
+  problem: (field: string, text: string) => void,
+): CatalogEntry | undefined {
+  const report = (error: { issues: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> }) => {
+    for (const issue of error.issues) problem(issuePath(issue.path), issue.message);
+    return undefined;
+  };
+  if (file === 'tools') {
+    const parsed = toolShape.safeParse(raw);
+    if (!parsed.success) return report(parsed.error);
+    const tool: ToolEntry = { kind: 'tool', ...parsed.data, path: `/v1/${parsed.data.id}` };
+    return tool;
+  }
+  if (file === 'chat') {
+    const parsed = chatModelShape.safeParse(raw);
+    if (!parsed.success) return report(parsed.error);
+    const model: ModelEntry = {
+      kind: 'model',
+      ...parsed.data,
+      route: CATEGORY_ROUTES.chat,
+      input: chatInputSchema(parsed.data.chat),
+    };
+    return model;
+  }
+  const parsed = mediaModelShape.safeParse(raw);
+  if (!parsed.success) return report(parsed.error);
+  if (parsed.data.category !== file) {
+    problem('category', `is "${parsed.data.category}" but the entry is in ${file}.json`);
+    return undefined;
+  }
+  const category = file;
+  const model: ModelEntry = { kind: 'model', ...parsed.data, category, route: CATEGORY_ROUTES[category] };
+  return model;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function dollars(microUsd: number): string {
+  return `$${(microUsd / 1_000_000).toFixed(2)}`;
+}
+
+class CatalogImpl implements LoadedCatalog {
+  private readonly models_: ModelEntry[];
+  private readonly tools_: ToolEntry[];
+  private readonly summaries = new Map<string, PriceSummary>();
+  private index: ConsultIndex | undefined;
+
+  constructor(
+    private readonly all: CatalogEntry[],
+    private readonly names: Map<string, string>,
+    private readonly compiled: Map<string, ValidateFunction>,
+    private readonly validators: Validators,
+    private readonly options: LoadOptions,
+  ) {
+    this.models_ = all.filter((e): e is ModelEntry => e.kind === 'model');
+    this.tools_ = all.filter((e): e is ToolEntry => e.kind === 'tool');
+  }
+
+  entries(): readonly CatalogEntry[] {
+    return this.all;
+  }
+
+  models(): readonly ModelEntry[] {
+    return this.models_;
+  }
+
+  tools(): readonly ToolEntry[] {
+    return this.tools_;
+  }
+
+  find(id: string): CatalogEntry | undefined {
+    const canonical = this.names.get(id);
+    return canonical === undefined ? undefined : this.all.find((e) => e.id === canonical);
+  }
+
+  suggest(id: string): string[] {
+    return closestIds(id, this.names, 3);
+  }
+
+  validate(entry: CatalogEntry, input: unknown): Validation {
+    return this.check(entry, input, this.validatorFor(entry, false));
+  }
+
+  quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote {
+    if (entry.kind === 'tool') {
+      const cost = priceClass === 'wallet' ? entry.price.walletMicroUsd : entry.price.prepaidMicroUsd;
+      return { costMicroUsd: cost, unit: 'call', units: 1 };
+    }
+    if (!entry.price) throw new Error(`model ${entry.id} has no price rule`);
+    const q = evaluateRule(entry.price, input, this.propsOf(entry));
+    return { costMicroUsd: finalMicroUsd(q.cost, this.marginFor(entry)), unit: q.unit, units: q.units };
+  }
+
+  marginFor(entry: CatalogEntry): number {
+    if (entry.kind === 'tool') return 0;
+    const m = this.options.marginPercent;
+    return m[entry.upstream.provider] ?? m['*'] ?? 0;
+  }
+
+  summary(entry: CatalogEntry): PriceSummary {
+    let s = this.summaries.get(entry.id);
+    if (!s) {
+      s = priceSummary(entry, this.marginFor(entry));
+      this.summaries.set(entry.id, s);
+    }
+    return s;
+  }
+
+  example(entry: CatalogEntry): Record<string, unknown> {
+    return exampleInput(entry);
+  }
+
+  validateForQuote(entry: CatalogEntry, given: Record<string, unknown>, fromQuery: boolean): Validation {
+    const inputs = { ...given };
+    delete inputs.model;
+    const errors: FieldError[] = [];
+    if (fromQuery) {
+      const props = this.propsOf(entry);
+      for (const [name, value] of Object.entries(inputs)) {
+        const types = ([] as unknown[]).concat(props[name]?.type ?? []);
+        const structured =
+          types.includes('object') || types.includes('array') || props[name]?.anyOf !== undefined;
+        if (structured && typeof value === 'string' && /^\s*[[{]/.test(value)) {
+          try {
+            inputs[name] = JSON.parse(value);
+          } catch {
+            errors.push({ field: name, message: 'must be JSON (an object or array) in a query parameter' });
+          }
+        }
+      }
+    }
+    if (errors.length) return { ok: false, errors };
+    return this.check(entry, { ...this.example(entry), ...inputs }, this.validatorFor(entry, fromQuery));
+  }
+
+  consult(intent: string, limit: number): ConsultCandidate[] {
+    this.index ??= new ConsultIndex(this.all, (e) => this.summary(e));
+    return this.index.consult(intent, limit);
+  }
+
+  private propsOf(entry: CatalogEntry): Record<string, JsonSchema> {
+    return ((entry.input.properties ?? {}) as Record<string, JsonSchema>) ?? {};
+  }
+
+  private validatorFor(entry: CatalogEntry, coercing: boolean): ValidateFunction {
+    const schema = entry.kind === 'model' && entry.chat ? CHAT_WIRE_SCHEMA : entry.input;
+    if (coercing) return this.validators.compileCoercing(schema);
+    return this.compiled.get(entry.id) ?? this.validators.compile(schema);
+  }
+
+  private check(entry: CatalogEntry, input: unknown, validator: ValidateFunction): Validation {
+    if (!isPlainObject(input))
+      return { ok: false, errors: [{ field: '(body)', message: 'must be a JSON object' }] };
+    const errors = validator(input) ? [] : formatErrors(validator.errors);
+    if (entry.kind === 'model' && entry.chat && errors.length === 0)
+      errors.push(...chatTraitErrors(entry.chat, input));
+    if (errors.length) return { ok: false, errors };
+    if (entry.kind === 'model' && entry.price) {
+      const q = evaluateRule(entry.price, input, this.propsOf(entry));
+      const cost = finalMicroUsd(q.cost, this.marginFor(entry));
+      if (cost > MAX_QUOTE_MICRO_USD) {
+        return {
+          ok: false,
+          errors: [
+            {
+              field: q.dearField,
+              message: `makes this call cost ${dollars(cost)}, above the ${dollars(MAX_QUOTE_MICRO_USD)} limit per call; ask for less`,
+            },
+          ],
+        };
+      }
+    }
+    return { ok: true, value: input };
+  }
+}

@@ -1,0 +1,212 @@
+/** Input validation with ajv: one compiled validator per entry schema, and ajv errors turned into one clear message per field. */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { FieldError } from '../http/errors.js';
+import type { JsonSchema } from './types.js';
+
+/** A URL kasir can fetch, or an inline `data:` URI. */
+const URL_OR_DATA_URI =
+  /^(https?:\/\/[^\s]+|data:[\w.+-]+\/[\w.+-]+(;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/]+=*)$/;
+/** Bare base64, accepted only by fields whose name says base64 (image_base64, audio_base64, …). */
+const BARE_BASE64 = /^[A-Za-z0-9+/]+=*$/;
+
+export function isFileRef(value: string, field: string | number | undefined): boolean {
+  if (URL_OR_DATA_URI.test(value)) return true;
+  return (
+    typeof field === 'string' && field.includes('base64') && value.length >= 8 && BARE_BASE64.test(value)
+  );
+}
+
+function createAjv(coerceTypes: boolean): Ajv {
+  const options: Options = {
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+  };
+  const ajv = new Ajv(options);
+  ajv.addKeyword({
+    keyword: 'fileRef',
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (
+      enabled: boolean,
+      data: string,
+      _schema?: unknown,
+      ctx?: { parentDataProperty: string | number },
+    ) => !enabled || isFileRef(data, ctx?.parentDataProperty),
+  });
+  ajv.addKeyword({
+    keyword: 'maxTotalChars',
+    type: 'array',
+    schemaType: 'number',
+    validate: (max: number, data: unknown[]) =>
+      data.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) <= max,
+  });
+  return ajv;
+}
+
+/**
+ * Two compilers: request bodies are JSON and keep their types; /v1/price query strings are coerced to the schema
+ * types first (so `duration=5` is the number 5 where the schema says number, and stays "5" where it says string).
+ */
+export class Validators {
+  private readonly strict = createAjv(false);
+  private readonly coercing = createAjv(true);
+  // Identical schemas (every chat model of one shape) share one compiled function.
+  private readonly strictBySchema = new Map<string, ValidateFunction>();
+  private readonly coercingBySchema = new Map<string, ValidateFunction>();
+
+  /** Compiles a schema for JSON bodies; throws ajv's message when the schema itself is bad. */
+  compile(schema: JsonSchema): ValidateFunction {
+    return this.cached(this.strict, this.strictBySchema, schema);
+  }
+
+  /** Compiles (once, on first use) the coercing variant of a schema, for query parameters. */
+  compileCoercing(schema: JsonSchema): ValidateFunction {
+    return this.cached(this.coercing, this.coercingBySchema, schema);
+  }
+
+  private cached(ajv: Ajv, cache: Map<string, ValidateFunction>, schema: JsonSchema): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let fn = cache.get(key);
+    if (!fn) {
+      fn = ajv.compile(schema);
+      cache.set(key, fn);
+    }
+    return fn;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- error messages
+
+/** `/messages/0/content` → `messages[0].content`. */
+export function fieldName(instancePath: string, child?: string): string {
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out || '(body)';
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean (true or false)',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+const MAX_LISTED = 12;
+
+function listValues(values: unknown[]): string {
+  const shown = values.slice(0, MAX_LISTED).map((v) => JSON.stringify(v));
+  const more = values.length > MAX_LISTED ? `, … (${values.length} in all; see /v1/schema)` : '';
+  return shown.join(', ') + more;
+}
+
+function messageOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type': {
+      const types = Array.isArray(p.type) ? p.type : String(p.type).split(',');
+      return `must be ${types
+        .filter((t: string) => t !== 'null')
+        .map((t: string) => ARTICLE[t] ?? t)
+        .join(' or ')}`;
+    }
+    case 'enum':
+      return `must be one of: ${listValues(p.allowedValues as unknown[])}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minimum':
+      return `must be ≥ ${p.limit}`;
+    case 'maximum':
+      return `must be ≤ ${p.limit}`;
+    case 'exclusiveMinimum':
+      return `must be > ${p.limit}`;
+    case 'exclusiveMaximum':
+      return `must be < ${p.limit}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters`;
+    case 'maxLength':
+      return `must be at most ${p.limit} characters`;
+    case 'minItems':
+      return `must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `must have at most ${p.limit} items`;
+    case 'pattern':
+      return `has the wrong format (must match ${p.pattern})`;
+    case 'format':
+      return `must be a valid ${p.format}`;
+    case 'fileRef':
+      return 'must be an http(s) URL or a base64 data: URI (upload large files to POST /v1/media first)';
+    case 'maxTotalChars':
+      return `must total at most ${(e.parentSchema as JsonSchema | undefined)?.maxTotalChars} characters`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not allowed here';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+function fieldOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') return fieldName(e.instancePath, String(p.missingProperty));
+  if (e.keyword === 'additionalProperties') return fieldName(e.instancePath, String(p.additionalProperty));
+  return fieldName(e.instancePath);
+}
+
+/** One `anyOf` failure, with the errors of its branches, as field errors a caller can act on. */
+function explainAnyOf(e: ErrorObject, branchErrors: ErrorObject[]): FieldError[] {
+  if (branchErrors.length > 0 && branchErrors.every((b) => b.keyword === 'required')) {
+    const names = [
+      ...new Set(branchErrors.map((b) => String((b.params as { missingProperty: unknown }).missingProperty))),
+    ];
+    return [{ field: fieldName(e.instancePath, names[0]), message: `send ${names.join(' or ')}` }];
+  }
+  const byBranch = new Map<string, ErrorObject[]>();
+  for (const b of branchErrors) {
+    const branch = b.schemaPath.slice(e.schemaPath.length + 1).split('/')[0] ?? '';
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), b]);
+  }
+  // A branch whose type matched the value says what is actually wrong with it.
+  const matched = [...byBranch.values()].find(
+    (errs) => !errs.some((b) => b.keyword === 'type' && b.instancePath === e.instancePath),
+  );
+  if (matched) return formatErrors(matched);
+  const messages = [...new Set(branchErrors.map(messageOf))];
+  return [{ field: fieldName(e.instancePath), message: messages.join(', or ') }];
+}
+
+/** ajv errors → `{ field, message }`, one per field, fields named as JSON paths (`messages[0].content`, `duration`). */
+export function formatErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  const list = (errors ?? []).filter((e) => e.keyword !== 'if');
+  const anyOfs = list.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const consumed = new Set<ErrorObject>();
+  const out: FieldError[] = [];
+  for (const a of anyOfs) {
+    const branch = list.filter((b) => b !== a && b.schemaPath.startsWith(`${a.schemaPath}/`));
+    for (const b of branch) consumed.add(b);
+    consumed.add(a);
+    out.push(...explainAnyOf(a, branch));
+  }
+  for (const e of list) {
+    if (!consumed.has(e)) out.push({ field: fieldOf(e), message: messageOf(e) });
+  }
+  const seen = new Set<string>();
+  return out.filter((f) => {
+    if (seen.has(f.field)) return false;
+    seen.add(f.field);
+    return true;
+  });
+}

@@ -1,0 +1,398 @@
+/** The free catalog routes: GET /v1/models, /v1/schema, /v1/price (and POST), /v1/consult — all from the catalog data. */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
+import type { PriceSummary } from '../catalog/summary.js';
+import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
+import { readJsonObject } from '../http/body.js';
+import type { AppEnv } from '../http/env.js';
+import { ApiError, invalidInput } from '../http/errors.js';
+import { pickErrors } from '../http/openapi.js';
+
+export interface CatalogRouteDeps {
+  catalog: Catalog;
+  /** Whether the entry can run on this server (its provider is configured). */
+  isAvailable: (entry: CatalogEntry) => boolean;
+}
+
+/** Largest JSON body POST /v1/price reads (chat bodies with inline images can be big). */
+const PRICE_BODY_LIMIT = 8 * 1024 * 1024;
+const CONSULT_DEFAULT_LIMIT = 5;
+const CONSULT_MAX_LIMIT = 20;
+
+// ---------------------------------------------------------------------------------------------- OpenAPI shapes
+
+const PriceSummarySchema = z
+  .object({
+    unit: z.string().openapi({ example: 'second' }),
+    rateMicroUsd: z.number().int().openapi({ description: 'Highest rate, micro-USD per `per` units' }),
+    per: z.number().int(),
+    inputRateMicroUsd: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Chat: input rate per `per` tokens' }),
+    prepaidMicroUsd: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Tools: price on the prepaid-key rail' }),
+    minMicroUsd: z.number().int(),
+    maxMicroUsd: z.number().int(),
+  })
+  .openapi('PriceSummary');
+
+const ModelSummarySchema = z
+  .object({
+    id: z.string().openapi({ example: 'google/veo-3.1' }),
+    name: z.string(),
+    category: z.string().openapi({ example: 'text-to-video' }),
+    route: z.string().openapi({ example: '/v1/video/generations' }),
+    available: z.boolean(),
+    provider: z.string(),
+    output: z.string(),
+    price: PriceSummarySchema,
+    fileRefs: z.array(z.string()),
+    aliases: z.array(z.string()).optional(),
+    priceUnconfirmed: z.boolean().optional(),
+  })
+  .openapi('ModelSummary');
+
+const ToolSummarySchema = z
+  .object({
+    id: z.string().openapi({ example: 'tools/search' }),
+    name: z.string(),
+    category: z.literal('tool'),
+    method: z.literal('POST'),
+    path: z.string().openapi({ example: '/v1/tools/search' }),
+    available: z.boolean(),
+    price: PriceSummarySchema,
+    fileRefs: z.array(z.string()),
+    walletPriceNote: z.string().optional(),
+  })
+  .openapi('ToolSummary');
+
+const ModelsSchema = z
+  .object({ models: z.array(ModelSummarySchema), tools: z.array(ToolSummarySchema) })
+  .openapi('Models');
+
+const SchemaDescriptorSchema = z
+  .object({
+    model: z.string(),
+    required: z.array(z.string()),
+    props: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'JSON Schema of each input; fileRef marks file inputs' }),
+  })
+  .openapi('InputSchema');
+
+const QuoteSchema = z
+  .object({
+    model: z.string(),
+    costMicroUsd: z.number().int().openapi({ example: 3200000 }),
+    unit: z.string().openapi({ example: 'second' }),
+    units: z.number().openapi({ example: 8 }),
+    prepaidCostMicroUsd: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Tools: the price on the prepaid-key rail' }),
+  })
+  .openapi('PriceQuote');
+
+const CandidateSchema = z
+  .object({
+    method: z.enum(['GET', 'POST']),
+    path: z.string(),
+    kind: z.enum(['model', 'tool', 'lookup']),
+    model: z.string().optional(),
+    tool: z.string().optional(),
+    name: z.string(),
+    category: z.string(),
+    why: z.string(),
+    free: z.boolean(),
+    price: PriceSummarySchema,
+    example: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'JSON body (POST) or query parameters (GET)' }),
+  })
+  .openapi('ConsultCandidate');
+
+const ConsultSchema = z
+  .object({ intent: z.string(), count: z.number().int(), candidates: z.array(CandidateSchema) })
+  .openapi('Consult');
+
+const modelQuery = z.object({
+  model: z
+    .string()
+    .min(1)
+    .openapi({ description: 'Model id, alias (e.g. a full run id) or tool id', example: 'google/veo-3.1' }),
+});
+
+const modelsRoute = createRoute({
+  method: 'get',
+  path: '/v1/models',
+  tags: ['catalog'],
+  summary: 'Every model and tool with its price summary',
+  description:
+    'Models are in `models`, each with its category, capability route (every model is also sold on POST /v1/infer), ' +
+    'provider, whether this server can run it (`available`), the inputs that take a file (`fileRefs`) and a price ' +
+    'summary: unit, highest rate per `per` units, and the cheapest and dearest call in micro-USD. ' +
+    "`priceUnconfirmed` marks upstream prices not seen on the provider's own page. Paid tools are listed apart in " +
+    '`tools` (category `tool`), with the wallet price as `rateMicroUsd` and the prepaid-key price as `prepaidMicroUsd`.',
+  responses: {
+    200: { description: 'The catalog', content: { 'application/json': { schema: ModelsSchema } } },
+    ...pickErrors(429),
+  },
+});
+
+const schemaRoute = createRoute({
+  method: 'get',
+  path: '/v1/schema',
+  tags: ['catalog'],
+  summary: 'The inputs a model or tool takes',
+  description:
+    'Required input names and the JSON Schema of every input. `fileRef: true` marks inputs that take a public URL or base64.',
+  request: { query: modelQuery },
+  responses: {
+    200: {
+      description: 'Input descriptor',
+      content: { 'application/json': { schema: SchemaDescriptorSchema } },
+    },
+    ...pickErrors(400, 404, 429),
+  },
+});
+
+const priceDescription =
+  'The exact price in micro-USD of one call with these inputs (1 USD = 1,000,000), the same amount a paid route ' +
+  'charges. With `model` alone it quotes the default request; inputs that do not change the price (such as the ' +
+  'prompt) are not needed. Inputs that are given are validated exactly as the paid route validates them (400 with ' +
+  'one error per field). Dynamic prices quote the ceiling: e.g. chat bills estimated input tokens plus max_tokens ' +
+  '(default 1024). Every call costs at least $0.0001; an input that would cost more than $60 is refused as invalid.';
+
+const priceGetRoute = createRoute({
+  method: 'get',
+  path: '/v1/price',
+  tags: ['catalog'],
+  summary: 'Quote one call (inputs as query parameters)',
+  description: `${priceDescription} Pass each input as a query parameter; object and array inputs as JSON.`,
+  request: { query: modelQuery },
+  responses: {
+    200: { description: 'Quote', content: { 'application/json': { schema: QuoteSchema } } },
+    ...pickErrors(400, 404, 429),
+  },
+});
+
+const pricePostRoute = createRoute({
+  method: 'post',
+  path: '/v1/price',
+  tags: ['catalog'],
+  summary: 'Quote one call (inputs as a JSON body)',
+  description: `${priceDescription} Send the body you would send to the paid route, with \`model\`.`,
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .object({ model: z.string().min(1) })
+            .catchall(z.unknown())
+            .openapi({ example: { model: 'openai/tts-1', input: 'Halo!', voice: 'alloy' } }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'Quote', content: { 'application/json': { schema: QuoteSchema } } },
+    ...pickErrors(400, 404, 413, 429),
+  },
+});
+
+const consultRoute = createRoute({
+  method: 'get',
+  path: '/v1/consult',
+  tags: ['catalog'],
+  summary: 'Which endpoint does what I want? (never runs anything)',
+  description:
+    'Ranked candidate endpoints for a plain-words intent (English or Indonesian): models, paid tools and the free ' +
+    'Indonesian lookups. Each has the method and path to call, the model or tool id, why it matched, its price ' +
+    'summary and a minimal example (the JSON body for POST, the query parameters for GET).',
+  request: {
+    query: z.object({
+      intent: z.string().min(1).openapi({ example: 'turn a photo into a short video' }),
+      limit: z
+        .string()
+        .optional()
+        .openapi({ description: 'Candidates to return, 1..20 (default 5)', example: '5' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Candidates, best first',
+      content: { 'application/json': { schema: ConsultSchema } },
+    },
+    ...pickErrors(400, 429),
+  },
+});
+
+// ---------------------------------------------------------------------------------------------- handlers
+
+function fileRefPaths(schema: JsonSchema, prefix = ''): string[] {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const out: string[] = [];
+  for (const [name, prop] of Object.entries(props)) {
+    const path = prefix + name;
+    if (prop.fileRef || (prop.items as JsonSchema | undefined)?.fileRef) out.push(path);
+    else if (prop.properties) out.push(...fileRefPaths(prop, `${path}.`));
+  }
+  return out;
+}
+
+/** File inputs of an entry, as dotted paths (`image_url`, `a.image_url`, `messages[].content[].image_url.url`). */
+export function fileRefsOf(entry: CatalogEntry): string[] {
+  if (entry.kind === 'model' && entry.chat)
+    return entry.chat.vision ? ['messages[].content[].image_url.url'] : [];
+  return fileRefPaths(entry.input);
+}
+
+function modelSummary(
+  catalog: LoadedCatalog,
+  isAvailable: CatalogRouteDeps['isAvailable'],
+  entry: CatalogEntry,
+) {
+  if (entry.kind === 'tool') return undefined;
+  return {
+    id: entry.id,
+    name: entry.name,
+    category: entry.category,
+    route: entry.route,
+    available: isAvailable(entry),
+    provider: entry.upstream.provider,
+    output: entry.output,
+    price: catalog.summary(entry),
+    fileRefs: fileRefsOf(entry),
+    ...(entry.aliases?.length ? { aliases: entry.aliases } : {}),
+    ...(entry.priceUnconfirmed ? { priceUnconfirmed: true } : {}),
+  };
+}
+
+function toolSummary(
+  catalog: LoadedCatalog,
+  isAvailable: CatalogRouteDeps['isAvailable'],
+  entry: CatalogEntry,
+) {
+  if (entry.kind !== 'tool') return undefined;
+  return {
+    id: entry.id,
+    name: entry.name,
+    category: 'tool' as const,
+    method: 'POST' as const,
+    path: entry.path ?? `/v1/${entry.id}`,
+    available: isAvailable(entry),
+    price: catalog.summary(entry) satisfies PriceSummary,
+    fileRefs: fileRefsOf(entry),
+    ...(entry.walletPriceNote ? { walletPriceNote: entry.walletPriceNote } : {}),
+  };
+}
+
+/** The entry for `model`, or a 400 (missing) / 404 (unknown, with the three closest ids). */
+function resolve(catalog: Catalog, model: unknown): CatalogEntry {
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw invalidInput([{ field: 'model', message: 'is required (a model id, alias or tool id)' }]);
+  }
+  const entry = catalog.find(model);
+  if (entry) return entry;
+  const suggestions = catalog.suggest(model);
+  throw new ApiError('model_not_found', `unknown model "${model}"; closest: ${suggestions.join(', ')}`, {
+    suggestions,
+  });
+}
+
+function quoteResponse(
+  catalog: LoadedCatalog,
+  entry: CatalogEntry,
+  given: Record<string, unknown>,
+  fromQuery: boolean,
+) {
+  const checked = catalog.validateForQuote(entry, given, fromQuery);
+  if (!checked.ok) throw invalidInput(checked.errors);
+  const wallet = catalog.quote(entry, checked.value, 'wallet');
+  const body: z.infer<typeof QuoteSchema> = { model: entry.id, ...wallet };
+  if (entry.kind === 'tool')
+    body.prepaidCostMicroUsd = catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
+  return body;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return CONSULT_DEFAULT_LIMIT;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > CONSULT_MAX_LIMIT) {
+    throw invalidInput([{ field: 'limit', message: `must be an integer from 1 to ${CONSULT_MAX_LIMIT}` }]);
+  }
+  return n;
+}
+
+function queryParams(c: Context<AppEnv>): Record<string, unknown> {
+  return { ...c.req.query() };
+}
+
+export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteDeps): void {
+  const { catalog, isAvailable } = deps;
+  if (!isLoadedCatalog(catalog)) throw new Error('the catalog routes need a catalog built by loadCatalog()');
+  for (const route of [modelsRoute, schemaRoute, priceGetRoute, pricePostRoute, consultRoute]) {
+    app.openAPIRegistry.registerPath(route);
+  }
+
+  // The list is the same for the life of the process (availability comes from the configuration).
+  let models: z.infer<typeof ModelsSchema> | undefined;
+  app.get('/v1/models', (c) => {
+    models ??= {
+      models: catalog.entries().flatMap((e) => modelSummary(catalog, isAvailable, e) ?? []),
+      tools: catalog.entries().flatMap((e) => toolSummary(catalog, isAvailable, e) ?? []),
+    };
+    return c.json(models);
+  });
+
+  app.get('/v1/schema', (c) => {
+    const entry = resolve(catalog, c.req.query('model'));
+    return c.json({
+      model: entry.id,
+      required: (entry.input.required as string[] | undefined) ?? [],
+      props: (entry.input.properties ?? {}) as Record<string, unknown>,
+    });
+  });
+
+  app.get('/v1/price', (c) => {
+    const query = queryParams(c);
+    const entry = resolve(catalog, query.model);
+    return c.json(quoteResponse(catalog, entry, query, true));
+  });
+
+  app.post('/v1/price', async (c) => {
+    const body = await readJsonObject(c, PRICE_BODY_LIMIT);
+    const entry = resolve(catalog, body.model);
+    return c.json(quoteResponse(catalog, entry, body, false));
+  });
+
+  app.get('/v1/consult', (c) => {
+    const intent = c.req.query('intent')?.trim();
+    if (!intent)
+      throw invalidInput([{ field: 'intent', message: 'is required (what you want to do, in plain words)' }]);
+    if (intent.length > 500)
+      throw invalidInput([{ field: 'intent', message: 'must be at most 500 characters' }]);
+    const limit = parseLimit(c.req.query('limit'));
+    const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => rest);
+    return c.json({ intent, count: candidates.length, candidates });
+  });
+}
+
+/** Model counts per category and a few example ids, for /skill.md. */
+export function catalogFacts(catalog: Catalog): { categories: Record<string, number>; examples: string[] } {
+  const categories: Record<string, number> = {};
+  const examples: string[] = [];
+  for (const m of catalog.models()) {
+    categories[m.category] = (categories[m.category] ?? 0) + 1;
+    if (categories[m.category] === 1) examples.push(m.id);
+  }
+  return { categories, examples };
+}
