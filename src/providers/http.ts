@@ -141,7 +141,8 @@ export class UpstreamClient {
         { beforeFirstByte },
       );
     }
-    const detail = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
+    const message = err instanceof Error ? err.message : String(err);
+    const detail = typeof code === 'string' ? `${message} (${code})` : message;
     return new UpstreamError(
       'upstream',
       redact(`connection to ${this.provider} failed: ${detail}`, this.options.secret),

@@ -55,7 +55,8 @@ export function notConfiguredError(name: ChatProviderName, model: string): Upstr
 
 /**
  * One adapter per chat provider, sharing one keep-alive pool per upstream origin. Keys, base URLs and the
- * timeout come from the Config only.
+ * timeout come from the Config only. OpenAI-compatible base URLs end at the API version, so
+ * OLLAMA_BASE_URL is Ollama's OpenAI-compatible root (`http://localhost:11434/v1`).
  * @example
  * const chat = createChatProviders(config);
  * const router = createChatRouter({ retries: config.upstreamRetries });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { hasObjectKey, readSseFrame, SseFrameSplitter, singleDataLine, sseFrames } from './sse.js';
+import {
+  hasObjectKey,
+  MAX_FRAME_BYTES,
+  readSseFrame,
+  SseFrameSplitter,
+  singleDataLine,
+  sseFrames,
+} from './sse.js';
 
 const text = (frames: Buffer[]) => frames.map((f) => f.toString('utf8'));
 
@@ -38,6 +45,14 @@ describe('SseFrameSplitter', () => {
       'event: ping\ndata: {}\n\n',
       'data: {"x":"\\n"}\r\n\r\n',
     ]);
+  });
+
+  it('refuses to buffer a frame without end past the size limit', () => {
+    const splitter = new SseFrameSplitter();
+    splitter.push(Buffer.alloc(MAX_FRAME_BYTES, 0x61));
+    expect(() => splitter.push(Buffer.from('more'))).toThrow(
+      expect.objectContaining({ code: 'SSE_FRAME_TOO_LARGE' }),
+    );
   });
 
   it('hands out an unterminated last frame at the end, but not trailing whitespace', async () => {

@@ -3,6 +3,8 @@
 const LF = 0x0a;
 const CR = 0x0d;
 const DATA_PREFIX = Buffer.from('data: ');
+/** No chat chunk comes near this; a longer "frame" means the upstream is not sending SSE, and memory must stay bounded. */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 
 /**
  * Splits a byte stream into SSE frames (each ending with its blank line). Written by hand because SSE
@@ -28,6 +30,11 @@ export class SseFrameSplitter {
       from = end;
     }
     if (start < buf.length) {
+      if (buf.length - start > MAX_FRAME_BYTES) {
+        throw Object.assign(new Error(`an SSE frame grew past ${MAX_FRAME_BYTES} bytes`), {
+          code: 'SSE_FRAME_TOO_LARGE',
+        });
+      }
       this.pending = buf.subarray(start);
       this.resumeAt = Math.max(0, this.pending.length - 3);
     } else {

@@ -49,24 +49,26 @@ export async function* translateGeminiStream(
           `reported an error mid-stream: ${typeof message === 'string' ? message.slice(0, 500) : 'no details'}`,
         );
       }
-      usage = usageFromGemini(event.usageMetadata) ?? usage;
       const frames: Buffer[] = [];
-      if (!identity) {
-        identity = {
-          id: typeof event.responseId === 'string' ? event.responseId : newCompletionId(),
-          created: nowSeconds(),
-          model: typeof event.modelVersion === 'string' ? event.modelVersion : requestedModel,
-        };
-        frames.push(chunkFrame(identity, { role: 'assistant', content: '' }));
-      }
+      identity ??= {
+        id: typeof event.responseId === 'string' ? event.responseId : newCompletionId(),
+        created: nowSeconds(),
+        model: typeof event.modelVersion === 'string' ? event.modelVersion : requestedModel,
+      };
+      let finishedHere = false;
       const list = Array.isArray(event.candidates) ? (event.candidates as JsonObject[]) : [];
       for (const [position, candidate] of list.entries()) {
         const index = typeof candidate.index === 'number' ? candidate.index : position;
-        const state = candidates.get(index) ?? { toolCalls: 0, finished: false };
-        candidates.set(index, state);
+        let state = candidates.get(index);
+        if (!state) {
+          state = { toolCalls: 0, finished: false };
+          candidates.set(index, state);
+          frames.push(chunkFrame(identity, { role: 'assistant', content: '' }, null, index));
+        }
         const parts = partsOf(candidate);
-        if (parts.reasoning)
+        if (parts.reasoning) {
           frames.push(chunkFrame(identity, { reasoning_content: parts.reasoning }, null, index));
+        }
         if (parts.text) frames.push(chunkFrame(identity, { content: parts.text }, null, index));
         for (const call of parts.toolCalls) {
           const delta = { index: state.toolCalls++, ...call };
@@ -75,14 +77,23 @@ export async function* translateGeminiStream(
         const finish = finishReasonOf(candidate.finishReason, state.toolCalls > 0);
         if (finish) {
           state.finished = true;
+          finishedHere = true;
           frames.push(chunkFrame(identity, {}, finish, index));
         }
       }
       if (list.length === 0 && (event.promptFeedback as JsonObject | undefined)?.blockReason) {
         // The prompt itself was blocked: no candidate will come.
         candidates.set(0, { toolCalls: 0, finished: true });
-        frames.push(chunkFrame(identity, {}, 'content_filter'));
+        finishedHere = true;
+        frames.push(
+          chunkFrame(identity, { role: 'assistant', content: '' }),
+          chunkFrame(identity, {}, 'content_filter'),
+        );
       }
+      // Early events carry partial usage (prompt counts only): a finishing event without usage voids it.
+      const eventUsage = usageFromGemini(event.usageMetadata);
+      if (eventUsage) usage = eventUsage;
+      else if (finishedHere) usage = undefined;
       for (const bytes of frames) {
         yield { type: 'frame', bytes };
         forwarded++;
