@@ -11,6 +11,7 @@ import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
+import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
 
@@ -42,6 +43,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);
+  mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountCatalogRoutes(app, {

@@ -96,3 +96,20 @@ export function normalizeKode(input: string): string | undefined {
   const digits = trimmed.replaceAll('.', '');
   return digits.match(/\d{2}/g)?.join('.');
 }
+
+/**
+ * The kabupaten/kota whose centroid is nearest to a point, and how far it is. An equirectangular
+ * distance is plenty near the equator, where all of Indonesia lies.
+ */
+export function nearestRegion(lat: number, lng: number): { region: Region; distanceKm: number } | undefined {
+  let best: { region: Region; distanceKm: number } | undefined;
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  for (const r of load().regions) {
+    if (r.level !== 'kabupaten_kota') continue;
+    const dx = (r.lng - lng) * cosLat;
+    const dy = r.lat - lat;
+    const distanceKm = Math.sqrt(dx * dx + dy * dy) * 111.2;
+    if (!best || distanceKm < best.distanceKm) best = { region: r, distanceKm };
+  }
+  return best;
+}
