@@ -1,5 +1,6 @@
 /** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
 import { type Dispatcher, Pool } from 'undici';
+import { sseFrames } from './sse.js';
 import { UpstreamError } from './types.js';
 
 /** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
@@ -43,6 +44,41 @@ export type UpstreamResponse = Dispatcher.ResponseData;
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** The longest upstream message passed on to a caller. */
 const MESSAGE_LIMIT = 500;
+/** What may still follow an answer's terminal event (the chunked-encoding end, stray keep-alives). */
+const TRAILER_LIMIT = 64 * 1024;
+
+export interface StreamedFrames {
+  /** The SSE frames of the body, as they arrive. */
+  frames: AsyncGenerator<Buffer>;
+  /**
+   * Call once, when done with the body. After a clean end the rest is read in the background (bounded,
+   * and by the body timeout) so the connection goes back to the pool without holding up the caller;
+   * otherwise the connection is cut, which also tells the upstream to stop generating.
+   */
+  release(clean: boolean): void;
+}
+
+/** Reads a streamed 2xx body frame by frame, leaving it to `release` whether the connection is kept. */
+export function streamedFrames(res: UpstreamResponse): StreamedFrames {
+  const body = res.body;
+  return {
+    frames: sseFrames(body.iterator({ destroyOnReturn: false })),
+    release(clean) {
+      if (body.readableEnded || body.destroyed) return;
+      if (!clean) {
+        body.destroy();
+        return;
+      }
+      let left = TRAILER_LIMIT;
+      body.on('error', () => {});
+      body.on('data', (chunk: Buffer) => {
+        left -= chunk.length;
+        if (left < 0) body.destroy();
+      });
+      body.resume();
+    },
+  };
+}
 
 /** Talks to one upstream base URL; every failure comes out as an UpstreamError (or the caller's abort reason). */
 export class UpstreamClient {

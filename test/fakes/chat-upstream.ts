@@ -76,6 +76,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (an empty object when it was not JSON). */
   body: Record<string, unknown>;
+  /** The client's port: equal ports on two requests mean the connection was kept alive and reused. */
+  remotePort: number | undefined;
   /** Stream events written so far. */
   eventsSent: number;
   /** True once the answer was completely written (false while streaming, hanging, or after a kill). */
@@ -136,6 +138,7 @@ export async function startFakeUpstream(
         path: raw.url ?? '/',
         headers: raw.headers,
         body,
+        remotePort: raw.socket.remotePort,
         eventsSent: 0,
         finished: false,
       };

@@ -1,7 +1,7 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
-import type { UpstreamClient, UpstreamResponse } from '../http.js';
-import { readSseFrame, sseFrames } from '../sse.js';
+import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import { readSseFrame } from '../sse.js';
 import { type ChatStreamEvent, UpstreamError } from '../types.js';
 import { finishReasonOf, usageFromAnthropic } from './response.js';
 
@@ -20,8 +20,9 @@ export async function* translateAnthropicStream(
   let rawUsage: JsonObject = {};
   /** message_start reports output_tokens 1; the real count comes with message_delta. */
   let sawFinalOutput = false;
-  let stopped = false;
   let forwarded = 0;
+  const { frames, release } = streamedFrames(res);
+  let clean = false;
   /** Anthropic numbers every content block; tool calls are numbered among tool calls only. */
   const toolIndexOfBlock = new Map<number, number>();
   const fail = (message: string) =>
@@ -30,8 +31,7 @@ export async function* translateAnthropicStream(
     });
 
   try {
-    for await (const frame of sseFrames(res.body)) {
-      if (stopped) continue;
+    for await (const frame of frames) {
       const { data } = readSseFrame(frame);
       if (data === undefined) continue;
       let event: JsonObject;
@@ -105,9 +105,9 @@ export async function* translateAnthropicStream(
         case 'message_stop': {
           const usage = usageFromAnthropic(rawUsage);
           if (!sawFinalOutput || !usage) throw fail('ended its stream without usage');
-          stopped = true;
+          clean = true;
           yield { type: 'end', usage, ...started(identity) };
-          continue;
+          return;
         }
         case 'error': {
           const error = (event.error ?? {}) as JsonObject;
@@ -125,10 +125,12 @@ export async function* translateAnthropicStream(
         forwarded++;
       }
     }
+    throw fail('ended its stream before message_stop');
   } catch (err) {
     throw client.failure(err, signal, forwarded === 0);
+  } finally {
+    release(clean);
   }
-  if (!stopped) throw fail('ended its stream before message_stop');
 
   function started(current: ChunkIdentity | undefined): ChunkIdentity {
     if (!current) throw fail('sent content before message_start');

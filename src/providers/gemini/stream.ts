@@ -6,8 +6,8 @@ import {
   newCompletionId,
   nowSeconds,
 } from '../chat-format.js';
-import type { UpstreamClient, UpstreamResponse } from '../http.js';
-import { readSseFrame, sseFrames } from '../sse.js';
+import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import { readSseFrame } from '../sse.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
 
@@ -33,8 +33,9 @@ export async function* translateGeminiStream(
       beforeFirstByte: forwarded === 0,
     });
 
+  const { frames: upstreamFrames, release } = streamedFrames(res);
   try {
-    for await (const frame of sseFrames(res.body)) {
+    for await (const frame of upstreamFrames) {
       const { data } = readSseFrame(frame);
       if (data === undefined) continue;
       let event: JsonObject;
@@ -101,6 +102,9 @@ export async function* translateGeminiStream(
     }
   } catch (err) {
     throw client.failure(err, signal, forwarded === 0);
+  } finally {
+    // Gemini has no terminator: the body has ended here, or the read failed or was abandoned.
+    release(false);
   }
   const finished = candidates.size > 0 && [...candidates.values()].every((c) => c.finished);
   if (!identity || !finished) throw fail('ended its stream before a finish reason');

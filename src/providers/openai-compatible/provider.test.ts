@@ -162,6 +162,34 @@ describe('openai-compatible stream', () => {
     expect(read.frames[1]?.toString()).toMatch(/^data: \{"id":"chatcmpl-fake0001",.*"usage":null\}\n\n$/);
   });
 
+  it('gives the connection back to the pool after a clean stream, and cuts it after an abandoned one', async () => {
+    const ownPools = new UpstreamPools();
+    const single = createOpenAiCompatibleProvider({
+      name: 'openai',
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 2_000,
+      pools: ownPools,
+    });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+    try {
+      await readChatStream(single.stream(ask(), ctx()));
+      // The rest of the response (the chunked-encoding end) is read in the background.
+      await settle();
+      await readChatStream(single.stream(ask(), ctx()));
+      expect(fake.requests[1]?.remotePort).toBe(fake.requests[0]?.remotePort);
+
+      fake.setScript({ events: 10, delayMs: 20 });
+      for await (const _event of single.stream(ask(), ctx())) break;
+      await settle();
+      fake.setScript({});
+      await single.complete(ask(), ctx());
+      expect(fake.requests[3]?.remotePort).not.toBe(fake.requests[2]?.remotePort);
+    } finally {
+      await ownPools.close();
+    }
+  });
+
   it('streams tool calls: id and name first, then argument fragments', async () => {
     fake.setScript({ text: '', toolCalls: [{ name: 'get_weather', arguments: { city: 'Jakarta' } }] });
     const read = await readChatStream(openai.stream(ask(), ctx()));

@@ -1,7 +1,7 @@
 /** Relays an OpenAI-compatible SSE stream frame by frame, as the upstream's bytes, lifting out the usage. */
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
-import type { UpstreamClient, UpstreamResponse } from '../http.js';
-import { hasObjectKey, readSseFrame, singleDataLine, sseFrames } from '../sse.js';
+import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import { hasObjectKey, readSseFrame, singleDataLine } from '../sse.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 
 const USAGE_KEY = Buffer.from('"usage"');
@@ -22,27 +22,26 @@ export async function* relayOpenAiStream(
 ): AsyncGenerator<ChatStreamEvent> {
   let identity: ChunkIdentity | undefined;
   let usage: ChatUsage | undefined;
-  let done = false;
   let forwarded = 0;
+  const { frames, release } = streamedFrames(res);
+  let clean = false;
   const fail = (message: string) =>
     new UpstreamError('upstream', client.redact(`${client.provider} ${message}`), {
       beforeFirstByte: forwarded === 0,
     });
   try {
-    for await (const frame of sseFrames(res.body)) {
-      // After [DONE] the rest is drained rather than cut, so the connection goes back to the pool.
-      if (done) continue;
+    for await (const frame of frames) {
       const fast = singleDataLine(frame);
       const slow = fast ? undefined : readSseFrame(frame);
       if (slow?.event === 'error') throw fail(`sent an error event: ${messageOf(slow.data)}`);
       const payload = fast ?? (slow?.data === undefined ? undefined : Buffer.from(slow.data));
       if (payload === undefined) continue;
       if (payload.length <= DONE.length + 2 && payload.toString('latin1').trim() === DONE) {
-        done = true;
         if (!usage) throw fail('ended its stream without usage');
         const ids = identity ?? { id: newCompletionId(), created: nowSeconds(), model: requestedModel };
+        clean = true;
         yield { type: 'end', usage, ...ids };
-        continue;
+        return;
       }
       let outgoing = fast ? frame : undefined;
       if (!fast || !identity || hasObjectKey(payload, USAGE_KEY) || hasObjectKey(payload, ERROR_KEY)) {
@@ -66,10 +65,12 @@ export async function* relayOpenAiStream(
       yield { type: 'frame', bytes: outgoing };
       forwarded++;
     }
+    throw fail('ended its stream before [DONE]');
   } catch (err) {
     throw client.failure(err, signal, forwarded === 0);
+  } finally {
+    release(clean);
   }
-  if (!done) throw fail('ended its stream before [DONE]');
 }
 
 /** Real token counts from a usage object, or undefined when there are none (a missing usage is an alarm). */
