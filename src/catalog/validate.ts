@@ -1,5 +1,5 @@
 /** Input validation with ajv: one compiled validator per entry schema, and ajv errors turned into one clear message per field. */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../http/errors.js';
 import type { JsonSchema } from './types.js';
 
@@ -15,6 +15,13 @@ export function isFileRef(value: string, field: string | number | undefined): bo
     typeof field === 'string' && field.includes('base64') && value.length >= 8 && BARE_BASE64.test(value)
   );
 }
+
+/** Arrays of strings whose lengths add up to at most the keyword's value (embed: 32,000 characters per call). */
+const maxTotalChars: SchemaValidateFunction = (max: number, data: unknown[]) => {
+  const total = data.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0);
+  maxTotalChars.errors = total <= max ? [] : [{ keyword: 'maxTotalChars', params: { limit: max } }];
+  return total <= max;
+};
 
 function createAjv(coerceTypes: boolean): Ajv {
   const options: Options = {
@@ -42,8 +49,8 @@ function createAjv(coerceTypes: boolean): Ajv {
     keyword: 'maxTotalChars',
     type: 'array',
     schemaType: 'number',
-    validate: (max: number, data: unknown[]) =>
-      data.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) <= max,
+    errors: true,
+    validate: maxTotalChars,
   });
   return ajv;
 }
@@ -149,7 +156,7 @@ function messageOf(e: ErrorObject): string {
     case 'fileRef':
       return 'must be an http(s) URL or a base64 data: URI (upload large files to POST /v1/media first)';
     case 'maxTotalChars':
-      return `must total at most ${(e.parentSchema as JsonSchema | undefined)?.maxTotalChars} characters`;
+      return `must total at most ${p.limit} characters`;
     case 'required':
       return 'is required';
     case 'additionalProperties':
@@ -188,25 +195,37 @@ function explainAnyOf(e: ErrorObject, branchErrors: ErrorObject[]): FieldError[]
   return [{ field: fieldName(e.instancePath), message: messages.join(', or ') }];
 }
 
-/** ajv errors → `{ field, message }`, one per field, fields named as JSON paths (`messages[0].content`, `duration`). */
+/** When one field fails several ways, the most useful message wins: a list of allowed values over a bare type. */
+function rank(keyword: string): number {
+  if (keyword === 'enum' || keyword === 'const') return 0;
+  return keyword === 'type' ? 2 : 1;
+}
+
+/**
+ * ajv errors → `{ field, message }`, one per field, fields named as JSON paths (`messages[0].content`, `duration`),
+ * sorted by field so the answer is stable.
+ */
 export function formatErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
   const list = (errors ?? []).filter((e) => e.keyword !== 'if');
   const anyOfs = list.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const consumed = new Set<ErrorObject>();
-  const out: FieldError[] = [];
+  const out: Array<FieldError & { rank: number }> = [];
   for (const a of anyOfs) {
     const branch = list.filter((b) => b !== a && b.schemaPath.startsWith(`${a.schemaPath}/`));
     for (const b of branch) consumed.add(b);
     consumed.add(a);
-    out.push(...explainAnyOf(a, branch));
+    for (const f of explainAnyOf(a, branch)) out.push({ ...f, rank: 1 });
   }
   for (const e of list) {
-    if (!consumed.has(e)) out.push({ field: fieldOf(e), message: messageOf(e) });
+    if (!consumed.has(e)) out.push({ field: fieldOf(e), message: messageOf(e), rank: rank(e.keyword) });
   }
+  out.sort((a, b) => a.field.localeCompare(b.field) || a.rank - b.rank);
   const seen = new Set<string>();
-  return out.filter((f) => {
-    if (seen.has(f.field)) return false;
-    seen.add(f.field);
-    return true;
-  });
+  const result: FieldError[] = [];
+  for (const { field, message } of out) {
+    if (seen.has(field)) continue;
+    seen.add(field);
+    result.push({ field, message });
+  }
+  return result;
 }
