@@ -211,6 +211,7 @@ function dollars(microUsd: number): string {
 class CatalogImpl implements LoadedCatalog {
   private readonly models_: ModelEntry[];
   private readonly tools_: ToolEntry[];
+  private readonly byId: Map<string, CatalogEntry>;
   private readonly summaries = new Map<string, PriceSummary>();
   private index: ConsultIndex | undefined;
 
@@ -223,6 +224,7 @@ class CatalogImpl implements LoadedCatalog {
   ) {
     this.models_ = all.filter((e): e is ModelEntry => e.kind === 'model');
     this.tools_ = all.filter((e): e is ToolEntry => e.kind === 'tool');
+    this.byId = new Map(all.map((e) => [e.id, e]));
   }
 
   entries(): readonly CatalogEntry[] {
@@ -239,7 +241,7 @@ class CatalogImpl implements LoadedCatalog {
 
   find(id: string): CatalogEntry | undefined {
     const canonical = this.names.get(id);
-    return canonical === undefined ? undefined : this.all.find((e) => e.id === canonical);
+    return canonical === undefined ? undefined : this.byId.get(canonical);
   }
 
   suggest(id: string): string[] {

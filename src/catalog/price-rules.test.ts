@@ -69,6 +69,22 @@ describe('per second of output', () => {
     ).toBe(1_600_000);
   });
 
+  it('adds the voice-control tier when voices are given (Kling 2.6 Pro image-to-video)', () => {
+    const input = { prompt: 'x', start_image_url: 'https://e.com/a.png', duration: '10' };
+    // 10 s × $0.14 (audio) = $1.40; with voice_ids 10 s × $0.168 = $1.68 (fal's own example); no audio $0.70
+    expect(quote('kwaivgi/kling-v2.6-pro-i2v', input).costMicroUsd).toBe(1_400_000);
+    expect(quote('kwaivgi/kling-v2.6-pro-i2v', { ...input, voice_ids: ['v1'] }).costMicroUsd).toBe(1_680_000);
+    expect(quote('kwaivgi/kling-v2.6-pro-i2v', { ...input, voice_ids: [] }).costMicroUsd).toBe(1_400_000);
+    expect(quote('kwaivgi/kling-v2.6-pro-i2v', { ...input, generate_audio: false }).costMicroUsd).toBe(
+      700_000,
+    );
+  });
+
+  it('prices the 4k tier of Veo 3.1 Fast', () => {
+    // 8 s × $0.35 (4k, audio on) = $2.80
+    expect(quote('google/veo-3.1-fast', { prompt: 'x', resolution: '4k' }).costMicroUsd).toBe(2_800_000);
+  });
+
   it('counts frames at 16 fps, rounded up (Wan 2.2)', () => {
     // ceil(81 / 16) = 6 s × $0.08 (720p default) = $0.48
     expect(quote('wan-video/wan-2.2-t2v', { prompt: 'x', num_frames: 81 })).toMatchObject({

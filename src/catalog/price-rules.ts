@@ -63,17 +63,26 @@ export function leafRates(table: RateTable): number[] {
   return typeof table === 'number' ? [table] : Object.values(table.rates).flatMap(leafRates);
 }
 
-function rateKey(value: unknown): string | undefined {
+/** Keys of a rate table for an input that is absent (or an empty list), or a non-empty list or object. */
+export const ABSENT_KEY = '(absent)';
+export const PRESENT_KEY = '(present)';
+
+function rateKey(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return undefined;
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0))
+    return ABSENT_KEY;
+  return PRESENT_KEY;
 }
 
-/** The rate for this input; an absent selector field selects the highest rate of its branch. */
+/**
+ * The rate for this input. An absent selector field selects the table's `(absent)` rate when it has one, else the
+ * highest rate of its branch (the ceiling).
+ */
 export function selectRate(table: RateTable, input: Input): number {
   if (typeof table === 'number') return table;
   const key = rateKey(input[table.by]);
-  const next = key === undefined ? undefined : (table.rates[key] ?? table.rates['*']);
+  const next = table.rates[key] ?? (key === ABSENT_KEY ? undefined : table.rates['*']);
   return next === undefined ? Math.max(...leafRates(table)) : selectRate(next, input);
 }
 

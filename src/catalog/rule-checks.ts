@@ -34,7 +34,9 @@ function checkTable(table: RateTable, path: string, props: Props, out: RuleProbl
     if (missing.length && table.rates['*'] === undefined) {
       out.push({ field: `${path}.rates`, problem: `has no rate for ${table.by} = ${missing.join(', ')}` });
     }
-    const unknown = Object.keys(table.rates).filter((k) => k !== '*' && !allowed.includes(k));
+    const unknown = Object.keys(table.rates).filter(
+      (k) => k !== '*' && !k.startsWith('(') && !allowed.includes(k),
+    );
     if (unknown.length) {
       out.push({
         field: `${path}.rates`,

@@ -45,8 +45,9 @@ interface EntryBase {
 
 /**
  * A rate in integer micro-USD, either fixed or chosen by the value of one input field.
- * `rates` keys are the field's values as strings (`true`/`false` for booleans); `*` matches any other value.
- * A field that is absent (and has no default) selects the highest rate: a quote is a ceiling.
+ * `rates` keys are the field's values as strings (`true`/`false` for booleans); `*` matches any other value;
+ * `(present)` matches a non-empty list or an object, `(absent)` an absent field or an empty list.
+ * A field that is absent (and has no default) selects the `(absent)` rate, else the highest rate: a quote is a ceiling.
  */
 export type RateTable = number | { by: string; rates: Record<string, RateTable> };
 

@@ -92,8 +92,8 @@ describe('text-to-video and image-to-video', () => {
     );
   });
 
-  it('does not sell tiers without a published price (Veo 3.1 Fast 4k)', () => {
-    expect(errorsOf('google/veo-3.1-fast', { prompt: 'x', resolution: '4k' })[0]?.field).toBe('resolution');
+  it('refuses a tier the model does not have', () => {
+    expect(errorsOf('google/veo-3.1-fast', { prompt: 'x', resolution: '8k' })[0]?.field).toBe('resolution');
   });
 
   it('requires the source image and checks it is a file reference', () => {

@@ -143,6 +143,20 @@ describe('GET and POST /v1/price', () => {
     });
   });
 
+  it('takes object and array inputs as JSON in the query', async () => {
+    const messages = encodeURIComponent(JSON.stringify([{ role: 'user', content: 'Hello' }]));
+    // same as the POST below: 8 × $2.50/1M + 100 × $10/1M = 1,020
+    expect(
+      (await get(`/v1/price?model=openai/gpt-4o&max_tokens=100&messages=${messages}`)).body,
+    ).toMatchObject({
+      costMicroUsd: 1_020,
+      units: 108,
+    });
+    const bad = await get('/v1/price?model=openai/gpt-4o&messages=%5Bnot-json');
+    expect(bad.status).toBe(400);
+    expect((bad.body.error as { details: Array<{ field: string }> }).details[0]?.field).toBe('messages');
+  });
+
   it('quotes a JSON body on POST, exactly as the paid route would bill it', async () => {
     // "Halo dunia" = 10 characters × $0.015/1k = 150 micro-USD (openai: no margin)
     const { status, body } = await post('/v1/price', {
