@@ -1,5 +1,6 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { CheckoutDeps } from './checkout/pipeline.js';
 import type { Deps } from './deps.js';
 import { accessLog } from './http/access-log.js';
 import type { AppEnv } from './http/env.js';
@@ -7,8 +8,10 @@ import { ApiError, invalidInput } from './http/errors.js';
 import { renderError } from './http/on-error.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { chatModelAvailable } from './offers/chat.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
+import { mountChatRoutes } from './routes/chat.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
@@ -45,10 +48,22 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   mountMediaRoutes(app, deps);
   mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
+  const checkoutDeps: CheckoutDeps = {
+    catalog: deps.catalog,
+    rails: deps.rails,
+    db: deps.db,
+    metrics: deps.metrics,
+    log: deps.log,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  };
+  mountChatRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountCatalogRoutes(app, {
     catalog: deps.catalog,
-    isAvailable: (e) => e.kind === 'tool' || Boolean(deps.config.providers[e.upstream.provider]?.apiKey),
+    // Runnable here: chat models whose provider is configured. Media models and tools are listed and quotable,
+    // but their upstream adapters are not part of this server yet.
+    isAvailable: (e) =>
+      e.kind === 'model' && e.category === 'chat' && chatModelAvailable(e, deps.chat.providers),
   });
   mountDiscoveryRoutes(app, () => ({
     baseUrl: deps.config.publicBaseUrl,

@@ -5,6 +5,7 @@ import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
 import type { KeyResolver } from './ledger/accounts.js';
 import type { Media } from './media/service.js';
+import type { ChatRuntime } from './offers/chat.js';
 import type { RailRegistry } from './rails/registry.js';
 import type { Db } from './store/db.js';
 import type { KeyValue } from './store/kv/index.js';
@@ -19,4 +20,6 @@ export interface Deps {
   keys: KeyResolver;
   rails: RailRegistry;
   catalog: Catalog;
+  /** Chat provider adapters and the retry/fallback router. */
+  chat: ChatRuntime;
 }

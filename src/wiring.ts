@@ -9,6 +9,8 @@ import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
+import { createChatRouter } from './providers/chat-router.js';
+import { createChatProviders } from './providers/registry.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
 import { openDb } from './store/db.js';
@@ -40,7 +42,34 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
     const rails = createRailRegistry([
       createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds }),
     ]);
-    const deps: Deps = { config, log, metrics: createMetrics(), db, kv, media, keys, rails, catalog };
+    const chatProviders = createChatProviders(config);
+    closers.push(() => chatProviders.close());
+    const chatRouter = createChatRouter({
+      retries: config.upstreamRetries,
+      onFailedAttempt: (f) =>
+        log.warn(
+          {
+            provider: f.target.provider.name,
+            model: f.target.model,
+            attempt: f.attempt,
+            next: f.next,
+            err: String(f.error),
+          },
+          'upstream attempt failed',
+        ),
+    });
+    const deps: Deps = {
+      config,
+      log,
+      metrics: createMetrics(),
+      db,
+      kv,
+      media,
+      keys,
+      rails,
+      catalog,
+      chat: { providers: chatProviders, router: chatRouter },
+    };
     const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds);
     closers.push(async () => stopSweeper());
     return { deps, close: () => closeAll(closers) };

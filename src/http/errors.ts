@@ -37,7 +37,22 @@ export interface FieldError {
 }
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: unknown };
+  error: { code: ErrorCode; message: string; type: string; param?: string; details?: unknown };
+}
+
+/**
+ * The error class in the common chat wire format's vocabulary, so OpenAI-style clients (which read
+ * `error.type` and `error.param`) understand kasir's errors on every route, not only on chat completions.
+ */
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 402) return 'payment_required';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 409) return 'conflict_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
 }
 
 /**
@@ -58,10 +73,15 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
+    const first = Array.isArray(this.details)
+      ? (this.details[0] as Partial<FieldError> | undefined)
+      : undefined;
     return {
       error: {
         code: this.code,
         message: this.message,
+        type: errorType(this.status),
+        ...(typeof first?.field === 'string' ? { param: first.field } : {}),
         ...(this.details === undefined ? {} : { details: this.details }),
       },
     };

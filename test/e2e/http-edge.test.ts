@@ -49,7 +49,7 @@ describe.each(DB_TARGETS)('HTTP edge on %s', (db) => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({
-      error: { code: 'not_found', message: 'no route POST /v1/nothing-here' },
+      error: { code: 'not_found', type: 'not_found_error', message: 'no route POST /v1/nothing-here' },
     });
   });
 

@@ -1,0 +1,91 @@
+/** The chat offer: runs a chat-category model through its provider targets (primary, then fallbacks). */
+import type { ModelEntry } from '../catalog/types.js';
+import type { CostStamp, Offer, StreamEvent } from '../checkout/offer.js';
+import { ApiError } from '../http/errors.js';
+import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
+import { type ChatProviders, isChatProviderName, missingSettingOf } from '../providers/registry.js';
+import type { ChatStreamEvent } from '../providers/types.js';
+
+export interface ChatRuntime {
+  providers: ChatProviders;
+  router: ChatRouter;
+}
+
+/** True when at least one of the model's targets can be reached from this server. */
+export function chatModelAvailable(entry: ModelEntry, chat: ChatProviders): boolean {
+  return targetsOf(entry).some((t) => chat.isConfigured(t.provider));
+}
+
+function targetsOf(entry: ModelEntry) {
+  return [entry.upstream, ...(entry.fallbacks ?? [])];
+}
+
+/**
+ * Builds the final chunk kasir adds to every stream: real usage from the upstream, plus the settled cost and
+ * the rail's receipt, in the chat-chunk format (`choices: []`, as the usage chunk of the common format).
+ */
+function closingFrame(
+  end: Extract<ChatStreamEvent, { type: 'end' }>,
+  modelId: string,
+  stamp: CostStamp,
+): Buffer {
+  const chunk = {
+    id: end.id,
+    object: 'chat.completion.chunk',
+    created: end.created,
+    model: modelId,
+    choices: [],
+    usage: end.usage,
+    costMicroUsd: stamp.costMicroUsd,
+    receipt: stamp.receipt,
+  };
+  return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+async function* toStreamEvents(
+  events: AsyncIterable<ChatStreamEvent>,
+  modelId: string,
+): AsyncIterable<StreamEvent> {
+  for await (const event of events) {
+    if (event.type === 'frame') yield event;
+    else yield { type: 'end', closingFrames: (stamp) => closingFrame(event, modelId, stamp) };
+  }
+}
+
+export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
+  const targets = (): ChatTarget[] =>
+    targetsOf(entry).flatMap((t) => {
+      const provider = chat.providers.get(t.provider);
+      return provider && chat.providers.isConfigured(t.provider) ? [{ provider, model: t.endpoint }] : [];
+    });
+
+  return {
+    entry,
+    preflight() {
+      if (chatModelAvailable(entry, chat.providers)) return;
+      const missing = targetsOf(entry)
+        .map((t) =>
+          isChatProviderName(t.provider) ? missingSettingOf(t.provider) : `a ${t.provider} provider`,
+        )
+        .join(' or ');
+      throw new ApiError(
+        'not_configured',
+        `model ${entry.id} is not available on this server: it needs ${missing}`,
+        {
+          model: entry.id,
+        },
+      );
+    },
+    async run(input, ctx) {
+      const call = { signal: ctx.signal, requestId: ctx.requestId };
+      if (input.stream === true) {
+        return {
+          kind: 'stream',
+          events: toStreamEvents(chat.router.stream(targets(), input, call), entry.id),
+        };
+      }
+      const completion = await chat.router.complete(targets(), input, call);
+      return { kind: 'json', body: completion };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// Helpers for paid-route tests: a kasir wired to fake chat upstreams, funded keys, quotes, balances and holds.
+import type { RawEnv } from '../../src/config.js';
+import { createAccount, issueKey } from '../../src/ledger/accounts.js';
+import { adjustBalance, getBalance } from '../../src/ledger/books.js';
+import { ledgerTotals } from '../../src/ledger/history.js';
+import { startFakeAnthropic } from '../fakes/anthropic-upstream.js';
+import type { FakeUpstream } from '../fakes/chat-upstream.js';
+import { startFakeGemini } from '../fakes/gemini-upstream.js';
+import { startFakeOpenAI } from '../fakes/openai-upstream.js';
+import { type DbTarget, startKasir, type TestKasir } from './app.js';
+
+export const UPSTREAM_KEYS = {
+  openai: 'sk-fake-openai',
+  anthropic: 'sk-ant-fake',
+  gemini: 'gemini-fake-key',
+};
+
+export interface PaidKasir extends TestKasir {
+  openai: FakeUpstream;
+  anthropic: FakeUpstream;
+  gemini: FakeUpstream;
+  /** A new account holding `microUsd`, and a key for it. */
+  fundedKey(
+    microUsd: number,
+    options?: { spendCapMicroUsd?: number },
+  ): Promise<{ accountId: string; key: string }>;
+  /** The prepaid quote the checkout will compute for this body. */
+  quote(body: Record<string, unknown>): number;
+  balance(accountId: string): Promise<{ balance: number; held: number }>;
+  /** Σ ledger per account (must equal the account row). */
+  ledger(accountId: string): Promise<{ balance: number; held: number }>;
+  holdCount(accountId: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Starts kasir with OpenAI, Anthropic and Gemini pointed at local fakes (and its own env on top). */
+export async function startPaidKasir(
+  db: DbTarget,
+  env: RawEnv = {},
+  shared?: Partial<PaidKasir>,
+): Promise<PaidKasir> {
+  const openai = shared?.openai ?? (await startFakeOpenAI({ apiKey: UPSTREAM_KEYS.openai }));
+  const anthropic = shared?.anthropic ?? (await startFakeAnthropic({ apiKey: UPSTREAM_KEYS.anthropic }));
+  const gemini = shared?.gemini ?? (await startFakeGemini({ apiKey: UPSTREAM_KEYS.gemini }));
+  const kasir = await startKasir(db, {
+    RATE_LIMIT_PER_MINUTE: '0',
+    OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+    OPENAI_BASE_URL: openai.url,
+    ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
+    ANTHROPIC_BASE_URL: anthropic.url,
+    GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
+    GEMINI_BASE_URL: gemini.url,
+    UPSTREAM_RETRIES: '1',
+    ...env,
+  });
+  const { db: store, catalog } = kasir.deps;
+  return {
+    ...kasir,
+    openai,
+    anthropic,
+    gemini,
+    async fundedKey(microUsd, options = {}) {
+      const account = await createAccount(store);
+      if (microUsd > 0) {
+        await adjustBalance(store, {
+          accountId: account.id,
+          kind: 'credit',
+          amountMicroUsd: microUsd,
+          reason: 'test',
+          idempotencyKey: 'fund',
+        });
+      }
+      const issued = await issueKey(store, account.id, {
+        spendCapMicroUsd: options.spendCapMicroUsd ?? null,
+      });
+      return { accountId: account.id, key: issued.key };
+    },
+    quote(body) {
+      const entry = catalog.find(String(body.model));
+      if (!entry) throw new Error(`no model ${String(body.model)}`);
+      const checked = catalog.validate(entry, structuredClone(body));
+      if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+      return catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
+    },
+    async balance(accountId) {
+      const b = await getBalance(store, accountId);
+      return { balance: b.balanceMicroUsd, held: b.heldMicroUsd };
+    },
+    ledger: (accountId) => ledgerTotals(store, accountId),
+    async holdCount(accountId) {
+      const rows = await store.kysely
+        .selectFrom('holds')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .execute();
+      return rows.length;
+    },
+    async stop() {
+      await kasir.close();
+      if (!shared?.openai) await openai.close();
+      if (!shared?.anthropic) await anthropic.close();
+      if (!shared?.gemini) await gemini.close();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export function chatBody(
+  model: string,
+  text = 'Say hello',
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { model, messages: [{ role: 'user', content: text }], max_tokens: 64, ...extra };
+}
