@@ -42,11 +42,11 @@ describe('flat (per call / per video tier)', () => {
   });
 
   it('prices a music call flat', () => {
-    // MiniMax Music 1.5: $0.035 per song
+    // MiniMax Music 1.5 on fal: $0.03 per song
     expect(
       quote('minimax/music-1.5', { prompt: 'calm piano at night', lyrics_prompt: '[verse] la la la la' }),
     ).toEqual({
-      costMicroUsd: 35_000,
+      costMicroUsd: 30_000,
       unit: 'call',
       units: 1,
     });
