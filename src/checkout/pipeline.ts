@@ -162,9 +162,16 @@ class PaidCall {
   }
 
   async run(input: Record<string, unknown>): Promise<Response> {
-    const cancel = () => this.abort.abort();
-    this.c.req.raw.signal?.addEventListener('abort', cancel, { once: true });
-    this.c.env?.outgoing?.once('close', cancel);
+    // The caller hanging up stops the upstream call. On Node that is the response closing before it finished
+    // (cheaper than the request's AbortSignal, which would be built for every call); under app.request, the signal.
+    const outgoing = this.c.env?.outgoing;
+    if (outgoing) {
+      outgoing.once('close', () => {
+        if (!outgoing.writableFinished) this.abort.abort();
+      });
+    } else {
+      this.c.req.raw.signal?.addEventListener('abort', () => this.abort.abort(), { once: true });
+    }
     let result: Awaited<ReturnType<Offer['run']>>;
     try {
       result = await this.offer.run(input, {

@@ -1,5 +1,4 @@
 /** The prepaid-key rail: `Authorization: Bearer <key>` places a hold on the account, then captures or releases it. */
-import type { Transaction } from 'kysely';
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
 import {
@@ -12,9 +11,8 @@ import {
 } from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Db } from '../store/db.js';
-import type { Database, HoldTable } from '../store/schema.js';
-import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from './types.js';
-import { insertUsage } from './usage.js';
+import type { Authorization, Rail, RailReceipt } from './types.js';
+import { usageRow } from './usage.js';
 
 export const CHARGED_HEADER = 'x-service-charged-micro-usd';
 export const BALANCE_HEADER = 'x-service-balance-micro-usd';
@@ -38,12 +36,6 @@ const receiptOf = (charged: number, balance: Balance, holdId: string): RailRecei
 
 export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeconds: number }): Rail {
   const { db, keys } = deps;
-
-  const settleUsage =
-    (usage: UsageFacts, payer: Payer, charged: number) =>
-    async (tx: Transaction<Database>, _hold: HoldTable, _balance: Balance) => {
-      await insertUsage(tx, usage, { rail: 'prepaid', payer, chargedMicroUsd: charged });
-    };
 
   return {
     id: 'prepaid',
@@ -109,11 +101,19 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
         payer,
         amountMicroUsd: amount,
         async capture(usage) {
-          const settled = await captureHold(db, hold.holdId, settleUsage(usage, payer, amount));
+          const settled = await captureHold(
+            db,
+            hold.holdId,
+            usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: amount }),
+          );
           return receiptOf(amount, settled.balance, hold.holdId);
         },
         async void(usage) {
-          const settled = await releaseHold(db, hold.holdId, settleUsage(usage, payer, 0));
+          const settled = await releaseHold(
+            db,
+            hold.holdId,
+            usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: 0 }),
+          );
           return receiptOf(0, settled.balance, hold.holdId);
         },
         streamHeaders() {

@@ -10,11 +10,13 @@ import type { Database } from './schema.js';
 
 export type DbKind = 'sqlite' | 'postgres';
 
-export interface Db {
-  kind: DbKind;
-  kysely: Kysely<Database>;
-  close(): Promise<void>;
-}
+/**
+ * The database. Most code uses `kysely`; the prepaid books' hot path also uses the raw handle of its dialect
+ * (prepared SQLite statements in synchronous transactions, single-round-trip PostgreSQL statements).
+ */
+export type Db =
+  | { kind: 'sqlite'; kysely: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
+  | { kind: 'postgres'; kysely: Kysely<Database>; pool: pg.Pool; close(): Promise<void> };
 
 // int8 (bigint) and numeric come back from pg as strings; money and sizes are safe integers, so read them as numbers.
 pg.types.setTypeParser(20, (v) => {
@@ -28,7 +30,7 @@ pg.types.setTypeParser(20, (v) => {
  * @example const db = await openDb(config.database)
  */
 export async function openDb(target: Config['database'], options: { poolSize?: number } = {}): Promise<Db> {
-  let kysely: Kysely<Database>;
+  let db: Db;
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(path.dirname(path.resolve(target.file)), { recursive: true });
     const sqlite = new SQLite(target.file);
@@ -36,12 +38,16 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = { kind: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
   } else {
     const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
-    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // An idle client dying (server restart, failover) must not crash the process: the pool replaces it, and
+    // queries in flight fail on their own and are answered as errors.
+    pool.on('error', () => {});
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = { kind: 'postgres', kysely, pool, close: () => kysely.destroy() };
   }
-  const db: Db = { kind: target.kind, kysely, close: () => kysely.destroy() };
   await migrate(db);
   return db;
 }

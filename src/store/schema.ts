@@ -46,6 +46,8 @@ export interface HoldTable {
   status: HoldStatus;
   /** 1 once any of the result reached the caller (a stream started): a crash then captures instead of releasing. */
   delivered: number;
+  /** 1 when the key had a spend cap at hold time: settling then moves the key's counters too. */
+  key_capped: number;
   offer_id: string;
   request_id: string;
   created_at: string;

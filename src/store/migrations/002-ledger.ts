@@ -50,6 +50,7 @@ export function m002Ledger(kind: DbKind): Migration {
         .addColumn('amount_micro_usd', 'bigint', (c) => c.notNull())
         .addColumn('status', 'varchar(16)', (c) => c.notNull())
         .addColumn('delivered', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('key_capped', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('offer_id', 'varchar(200)', (c) => c.notNull())
         .addColumn('request_id', 'varchar(128)', (c) => c.notNull())
         .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
@@ -57,10 +58,12 @@ export function m002Ledger(kind: DbKind): Migration {
         .addColumn('settled_at', 'varchar(32)')
         .addCheckConstraint('holds_amount_positive', sql`amount_micro_usd > 0`)
         .execute();
+      // Only open holds are ever looked up by expiry (the sweeper): a partial index stays small.
       await db.schema
         .createIndex('holds_open_expiry')
         .on('holds')
-        .columns(['status', 'expires_at'])
+        .column('expires_at')
+        .where(sql.ref('status'), '=', 'open')
         .execute();
 
       await db.schema

@@ -1,0 +1,161 @@
+// Shared benchmark plumbing: spawn servers pinned to a CPU, drive load with autocannon, read CPU time and
+// peak memory from /proc, and print medians of interleaved rounds as ratios against a baseline.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const duration = Number(process.env.BENCH_DURATION ?? 4);
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const cpus = (() => {
+  try {
+    return readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? 1;
+  } catch {
+    return 1;
+  }
+})();
+/** With two or more CPUs, servers under test get the last one; load and upstreams share the rest. */
+export const SERVER_CPU = cpus > 1 ? String(cpus - 1) : null;
+export const LOAD_CPUS = cpus > 1 ? `0-${cpus - 2}` : null;
+
+export function requireBuild() {
+  if (!existsSync(path.join(root, 'dist/main.js'))) {
+    console.error('benchmarks run the built server: run `npm run build` first (npm run bench does).');
+    process.exit(1);
+  }
+}
+
+/** Pins this process (the load generator) away from the server CPU. */
+export function pinSelf() {
+  if (LOAD_CPUS) spawn('taskset', ['-cp', LOAD_CPUS, String(process.pid)], { stdio: 'ignore' });
+}
+
+/**
+ * Starts `node <args>` and resolves with its base URL, read from its "listening on" line on stderr.
+ * `cpu`: 'server' pins it to the server CPU, 'load' to the load CPUs.
+ */
+export function startNode(name, args, env = {}, cpu = 'server') {
+  const pin = cpu === 'server' ? SERVER_CPU : LOAD_CPUS;
+  const [cmd, argv] = pin ? ['taskset', ['-c', pin, process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(cmd, argv, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr.on('data', (chunk) => {
+      seen += chunk;
+      const m = /listening on (http:\/\/[^\s]+:\d+)/.exec(seen);
+      if (m) resolve({ name, child, url: m[1], pid: child.pid });
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${seen}`)));
+  });
+}
+
+/** The node process itself (taskset execs node in place, so the pid is the same). */
+function procStat(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the full line: 12 and 13 after the ") " split, in clock ticks.
+  return Number(fields[11]) + Number(fields[12]);
+}
+const TICK_US = 1_000_000 / 100;
+
+/** CPU microseconds the process used so far. */
+export function cpuMicros(pid) {
+  return procStat(pid) * TICK_US;
+}
+
+/** Resident memory now and at its peak, in MB. */
+export function memoryMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Runs autocannon and returns req/s, latency percentiles and server CPU µs per request. */
+export async function load(target, opts = {}) {
+  const before = cpuMicros(target.pid);
+  const r = await autocannon({
+    url: target.url,
+    connections: opts.connections ?? connections,
+    duration: opts.duration ?? duration,
+    method: target.method ?? 'GET',
+    headers: target.headers,
+    body: target.body,
+  });
+  const used = cpuMicros(target.pid) - before;
+  const expected = target.status ?? 200;
+  const ok = r.statusCodeStats?.[expected]?.count ?? 0;
+  const bad = r.requests.total - ok;
+  if (r.errors > 0 || bad > r.requests.total * 0.001) {
+    throw new Error(
+      `${target.name}: ${r.errors} errors, ${bad} responses not ${expected} (${JSON.stringify(r.statusCodeStats)})`,
+    );
+  }
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuPerReq: used / Math.max(1, r.requests.total),
+  };
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Runs every target once per round, in turn, and returns each target's medians. */
+export async function interleaved(targets, opts = {}) {
+  for (const t of targets) await load(t, { ...opts, duration: 1 }); // warm-up: JIT, caches, pools
+  const samples = new Map(targets.map((t) => [t.name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const t of targets) samples.get(t.name).push(await load(t, opts));
+    console.error(`  round ${round}/${rounds} done`);
+  }
+  return targets.map((t) => {
+    const s = samples.get(t.name);
+    return {
+      name: t.name,
+      rps: median(s.map((x) => x.rps)),
+      p50: median(s.map((x) => x.p50)),
+      p99: median(s.map((x) => x.p99)),
+      cpuPerReq: median(s.map((x) => x.cpuPerReq)),
+    };
+  });
+}
+
+export function printTable(title, rows, baseName = rows[0]?.name) {
+  const base = rows.find((r) => r.name === baseName);
+  console.log(`\n${title}`);
+  console.log(
+    `${'target'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs/req'.padStart(11)}  ×req/s  ×CPU`,
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${(r.rps / base.rps).toFixed(2).padStart(6)}  ${(r.cpuPerReq / base.cpuPerReq).toFixed(2).padStart(4)}`,
+    );
+  }
+}
+
+export function header(what) {
+  console.log(
+    `${what}: autocannon, ${connections} connections, ${rounds} interleaved rounds of ${duration} s, Node ${process.version}, ${cpus} CPUs (servers pinned to CPU ${SERVER_CPU ?? 'any'})`,
+  );
+}
+
+/** Stops every child on exit, whatever happens. */
+export function cleanupOnExit(children) {
+  const stop = () => {
+    for (const c of children) c.child?.kill('SIGTERM');
+  };
+  process.on('exit', stop);
+  process.on('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
+}

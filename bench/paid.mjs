@@ -1,0 +1,191 @@
+// Paid calls (checkout + chat completions) against a bare undici pass-through proxy to the same fake upstream.
+// Usage: npm run build && node bench/paid.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
+// Measures, in one run: req/s, server CPU µs per request, p50/p99 of a paid call on a funded prepaid key,
+// the 402 paths (no key; a key with an empty balance), streamed calls, latency at one connection, time to
+// first byte on a slow stream, peak memory, and hold+capture per second on SQLite and PostgreSQL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import {
+  cleanupOnExit,
+  header,
+  interleaved,
+  median,
+  memoryMb,
+  pinSelf,
+  printTable,
+  requireBuild,
+  root,
+  startNode,
+} from './lib/harness.mjs';
+import { holdCaptureRate } from './lib/ledger-rate.mjs';
+
+requireBuild();
+pinSelf();
+const ADMIN = 'bench-admin-token-0123456789';
+const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
+const children = [];
+cleanupOnExit(children);
+
+async function admin(kasir, route, body) {
+  const res = await request(`${kasir.url}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return res.body.json();
+}
+
+async function keyWith(kasir, microUsd) {
+  const { account_id } = await admin(kasir, '/v1/admin/accounts', { label: 'bench' });
+  if (microUsd > 0)
+    await admin(kasir, `/v1/admin/accounts/${account_id}/credit`, {
+      amount_micro_usd: microUsd,
+      reason: 'bench',
+    });
+  const { key } = await admin(kasir, `/v1/admin/accounts/${account_id}/keys`, {});
+  return key;
+}
+
+/** Time to the first body byte and to the end, over `n` sequential streamed calls; medians. */
+async function streamTimings(url, headers, body, n = 40) {
+  const ttfb = [];
+  const total = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await request(url, { method: 'POST', headers, body });
+    let first = 0;
+    for await (const _chunk of res.body) if (!first) first = performance.now() - t0;
+    total.push(performance.now() - t0);
+    ttfb.push(first);
+  }
+  return { ttfb: median(ttfb), total: median(total) };
+}
+
+try {
+  const fast = await startNode('fake upstream', ['bench/lib/fake-openai.mjs'], {}, 'load');
+  const slow = await startNode(
+    'slow fake upstream',
+    ['bench/lib/fake-openai.mjs'],
+    { BENCH_EVENTS: '10', BENCH_EVENT_DELAY_MS: '5' },
+    'load',
+  );
+  children.push(fast, slow);
+  const bare = await startNode('bare proxy', ['bench/lib/bare-proxy.mjs'], {
+    UPSTREAM_URL: `${fast.url}/v1`,
+  });
+  const bareSlow = await startNode('bare proxy (slow)', ['bench/lib/bare-proxy.mjs'], {
+    UPSTREAM_URL: `${slow.url}/v1`,
+  });
+  const kasirEnv = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ADMIN_TOKEN: ADMIN,
+    UPSTREAM_RETRIES: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  };
+  const kasir = await startNode('kasir', ['dist/main.js'], {
+    ...kasirEnv,
+    DATA_DIR: path.join(dataDir, 'a'),
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: `${fast.url}/v1`,
+  });
+  const kasirSlow = await startNode('kasir (slow)', ['dist/main.js'], {
+    ...kasirEnv,
+    DATA_DIR: path.join(dataDir, 'b'),
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: `${slow.url}/v1`,
+  });
+  children.push(bare, bareSlow, kasir, kasirSlow);
+  const idle = { kasir: memoryMb(kasir.pid).rss, bare: memoryMb(bare.pid).rss };
+
+  const funded = await keyWith(kasir, 1_000_000_000_000);
+  const empty = await keyWith(kasir, 0);
+  const json = { 'content-type': 'application/json' };
+  const plain = JSON.stringify({
+    model: 'openai/gpt-4.1-mini',
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_tokens: 64,
+  });
+  const streamed = JSON.stringify({
+    model: 'openai/gpt-4.1-mini',
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_tokens: 64,
+    stream: true,
+  });
+  const chat = (target, body, headers = {}, status = 200) => ({
+    ...target,
+    name: target.name,
+    url: `${target.url}/v1/chat/completions`,
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body,
+    status,
+  });
+
+  header('paid calls');
+  const calls = await interleaved([
+    chat({ ...bare, name: 'bare proxy' }, plain),
+    chat({ ...kasir, name: 'kasir, funded key (billing on)' }, plain, { authorization: `Bearer ${funded}` }),
+    chat({ ...kasir, name: 'kasir, no payment → 402' }, plain, {}, 402),
+    chat({ ...kasir, name: 'kasir, empty key → 402' }, plain, { authorization: `Bearer ${empty}` }, 402),
+  ]);
+  printTable('Non-streamed chat completion (fake upstream answers at once)', calls);
+
+  const streams = await interleaved([
+    chat({ ...bare, name: 'bare proxy, stream' }, streamed),
+    chat({ ...kasir, name: 'kasir, stream, funded key' }, streamed, { authorization: `Bearer ${funded}` }),
+  ]);
+  printTable('Streamed chat completion (12 frames, no delay)', streams);
+
+  const one = await interleaved(
+    [
+      chat({ ...fast, name: 'upstream direct' }, plain),
+      chat({ ...bare, name: 'bare proxy' }, plain),
+      chat({ ...kasir, name: 'kasir, funded key' }, plain, { authorization: `Bearer ${funded}` }),
+    ],
+    { connections: 1 },
+  );
+  printTable('One connection (latency)', one, 'bare proxy');
+  const [direct, bareOne, kasirOne] = one;
+  const added = (r) => (r.p50 === 0 ? 0 : r.p50 - direct.p50);
+  const meanLatency = (r) => 1000 / r.rps;
+  console.log(
+    `mean latency: direct ${meanLatency(direct).toFixed(3)} ms, bare proxy ${meanLatency(bareOne).toFixed(3)} ms (+${(meanLatency(bareOne) - meanLatency(direct)).toFixed(3)}), kasir ${meanLatency(kasirOne).toFixed(3)} ms (+${(meanLatency(kasirOne) - meanLatency(direct)).toFixed(3)}); added-latency ratio kasir/bare ${((meanLatency(kasirOne) - meanLatency(direct)) / (meanLatency(bareOne) - meanLatency(direct))).toFixed(2)}; p50 added ${added(bareOne)} vs ${added(kasirOne)} ms`,
+  );
+
+  const slowKey = await keyWith(kasirSlow, 1_000_000_000_000);
+  const bareT = await streamTimings(`${bareSlow.url}/v1/chat/completions`, json, streamed);
+  const kasirT = await streamTimings(
+    `${kasirSlow.url}/v1/chat/completions`,
+    { ...json, authorization: `Bearer ${slowKey}` },
+    streamed,
+  );
+  console.log('\nSlow stream (10 events 5 ms apart), 40 sequential calls, medians');
+  console.log(
+    `  bare proxy: first byte ${bareT.ttfb.toFixed(2)} ms of ${bareT.total.toFixed(2)} ms (${(bareT.ttfb / bareT.total).toFixed(3)})`,
+  );
+  console.log(
+    `  kasir:      first byte ${kasirT.ttfb.toFixed(2)} ms of ${kasirT.total.toFixed(2)} ms (${(kasirT.ttfb / kasirT.total).toFixed(3)})`,
+  );
+
+  const mem = { kasir: memoryMb(kasir.pid), bare: memoryMb(bare.pid) };
+  console.log('\nMemory (MB): idle RSS → peak RSS under the runs above');
+  console.log(
+    `  bare proxy: ${idle.bare.toFixed(0)} → ${mem.bare.peak.toFixed(0)} (+${(mem.bare.peak - idle.bare).toFixed(0)})`,
+  );
+  console.log(
+    `  kasir:      ${idle.kasir.toFixed(0)} → ${mem.kasir.peak.toFixed(0)} (+${(mem.kasir.peak - idle.kasir).toFixed(0)})`,
+  );
+  console.log(
+    `  peak ratio ${(mem.kasir.peak / mem.bare.peak).toFixed(2)}; growth-under-load ratio ${((mem.kasir.peak - idle.kasir) / Math.max(1, mem.bare.peak - idle.bare)).toFixed(2)}`,
+  );
+
+  console.log('\nLedger: hold + capture per second (this process, one call at a time and 16 in flight)');
+  for (const line of await holdCaptureRate(root, dataDir)) console.log(`  ${line}`);
+} finally {
+  for (const c of children) c.child.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+}

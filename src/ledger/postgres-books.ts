@@ -1,0 +1,234 @@
+/**
+ * The prepaid books on PostgreSQL: a hold and a settlement are each ONE statement (data-modifying CTEs), so a
+ * paid call costs two round trips and the row lock on the account is held for one statement only. The
+ * conditional UPDATE on the account row is what makes concurrent holds (on any number of instances) safe:
+ * PostgreSQL re-checks its WHERE against the latest committed row before updating it.
+ * Written in SQL rather than the query builder because the builder cannot express these CTEs as prepared,
+ * named statements, and these two statements run on every paid call.
+ */
+import type pg from 'pg';
+import type { HoldTable } from '../store/schema.js';
+import type {
+  AccountRow,
+  BooksDialect,
+  HoldRequest,
+  SettleOutcome,
+  SettleResult,
+  UsageInsert,
+} from './dialect.js';
+import { InsufficientBalanceError, SpendCapExceededError, UnknownAccountError } from './errors.js';
+
+const ENTRY_COLUMNS =
+  'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';
+
+// $1 amount, $2 account, $3 hold id, $4 key id, $5 offer, $6 request, $7 now, $8 expires, $9 key capped (0/1).
+const HOLD_SQL = `
+WITH acct AS (
+  UPDATE accounts SET held_micro_usd = held_micro_usd + $1::bigint
+  WHERE id = $2 AND balance_micro_usd - held_micro_usd >= $1::bigint
+  RETURNING id, balance_micro_usd, held_micro_usd
+), h AS (
+  INSERT INTO holds (id, account_id, key_id, amount_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+  SELECT $3, id, $4, $1::bigint, 'open', 0, $9, $5, $6, $7, $8, NULL FROM acct
+), e AS (
+  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  SELECT id, 'hold', 0, $1::bigint, balance_micro_usd, held_micro_usd, 'hold:' || $3, $3, NULL, $7 FROM acct
+)
+SELECT id, balance_micro_usd, held_micro_usd FROM acct`;
+
+const KEY_HOLD_SQL = `
+UPDATE api_keys SET held_micro_usd = held_micro_usd + $1::bigint
+WHERE id = $2 AND (spend_cap_micro_usd IS NULL OR spent_micro_usd + held_micro_usd + $1::bigint <= spend_cap_micro_usd)
+RETURNING id`;
+
+const USAGE_COLUMNS = [
+  'created_at',
+  'request_id',
+  'rail',
+  'account_id',
+  'key_id',
+  'payer',
+  'offer_id',
+  'quote_micro_usd',
+  'charged_micro_usd',
+  'status',
+  'http_status',
+  'latency_ms',
+  'error_code',
+] as const;
+
+// $1 hold id, $2 outcome, $3 now, $4 usage-present flag, $5.. usage columns.
+const SETTLE_SQL = `
+WITH h AS (
+  UPDATE holds SET status = $2, settled_at = $3 WHERE id = $1 AND status = 'open'
+  RETURNING account_id, key_id, key_capped, amount_micro_usd,
+    CASE WHEN $2 = 'captured' THEN amount_micro_usd ELSE 0 END AS spent
+), acct AS (
+  UPDATE accounts a SET held_micro_usd = a.held_micro_usd - h.amount_micro_usd, balance_micro_usd = a.balance_micro_usd - h.spent
+  FROM h WHERE a.id = h.account_id
+  RETURNING a.id, a.balance_micro_usd, a.held_micro_usd, h.amount_micro_usd, h.spent
+), k AS (
+  UPDATE api_keys SET held_micro_usd = api_keys.held_micro_usd - h.amount_micro_usd, spent_micro_usd = api_keys.spent_micro_usd + h.spent
+  FROM h WHERE api_keys.id = h.key_id AND h.key_capped = 1
+), e AS (
+  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  SELECT id, CASE WHEN $2 = 'captured' THEN 'capture' ELSE 'release' END, -spent, -amount_micro_usd,
+    balance_micro_usd, held_micro_usd, CASE WHEN $2 = 'captured' THEN 'capture:' ELSE 'release:' END || $1, $1, NULL, $3
+  FROM acct
+), u AS (
+  INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')})
+  SELECT ${USAGE_COLUMNS.map((_, i) => `$${i + 5}`).join(', ')} FROM acct WHERE $4::boolean
+)
+SELECT id, balance_micro_usd, held_micro_usd, amount_micro_usd FROM acct`;
+
+// $1 delta, $2 account, $3 idempotency key, $4 kind, $5 reason, $6 now.
+const ADJUST_SQL = `
+WITH acct AS (
+  UPDATE accounts SET balance_micro_usd = balance_micro_usd + $1::bigint
+  WHERE id = $2
+    AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE idempotency_key = $3)
+    AND ($1::bigint >= 0 OR balance_micro_usd - held_micro_usd >= -$1::bigint)
+  RETURNING id, balance_micro_usd, held_micro_usd
+), e AS (
+  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  SELECT id, $4, $1::bigint, 0, balance_micro_usd, held_micro_usd, $3, NULL, $5, $6 FROM acct
+)
+SELECT id, balance_micro_usd, held_micro_usd FROM acct`;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export function createPostgresBooks(pool: pg.Pool): BooksDialect {
+  const accountOf = async (client: pg.Pool | pg.PoolClient, id: string): Promise<AccountRow> => {
+    const { rows } = await client.query<AccountRow>({
+      name: 'kasir_account',
+      text: 'SELECT id, balance_micro_usd, held_micro_usd FROM accounts WHERE id = $1',
+      values: [id],
+    });
+    if (!rows[0]) throw new UnknownAccountError(id);
+    return rows[0];
+  };
+  const insufficient = async (client: pg.Pool | pg.PoolClient, accountId: string, q: number) => {
+    const a = await accountOf(client, accountId);
+    return new InsufficientBalanceError(q, a.balance_micro_usd - a.held_micro_usd);
+  };
+  const holdValues = (req: HoldRequest, holdId: string, now: string, expires: string) => [
+    req.amountMicroUsd,
+    req.accountId,
+    holdId,
+    req.keyId,
+    req.offerId,
+    req.requestId,
+    now,
+    expires,
+    req.keyId !== null && req.keySpendCapped ? 1 : 0,
+  ];
+
+  return {
+    async placeHold(req, holdId, now, expires) {
+      const q = req.amountMicroUsd;
+      if (!(req.keyId && req.keySpendCapped)) {
+        const { rows } = await pool.query<AccountRow>({
+          name: 'kasir_hold',
+          text: HOLD_SQL,
+          values: holdValues(req, holdId, now, expires),
+        });
+        if (!rows[0]) throw await insufficient(pool, req.accountId, q);
+        return rows[0];
+      }
+      // A capped key's room and the account's balance must both hold, or neither: one transaction.
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const key = await client.query({
+          name: 'kasir_key_hold',
+          text: KEY_HOLD_SQL,
+          values: [q, req.keyId],
+        });
+        if (key.rowCount === 0) {
+          const { rows } = await client.query<{ room: number }>(
+            'SELECT COALESCE(spend_cap_micro_usd, 0) - spent_micro_usd - held_micro_usd AS room FROM api_keys WHERE id = $1',
+            [req.keyId],
+          );
+          throw new SpendCapExceededError(q, Number(rows[0]?.room ?? 0));
+        }
+        const { rows } = await client.query<AccountRow>({
+          name: 'kasir_hold',
+          text: HOLD_SQL,
+          values: holdValues(req, holdId, now, expires),
+        });
+        if (!rows[0]) throw await insufficient(client, req.accountId, q);
+        await client.query('COMMIT');
+        return rows[0];
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    async settle(
+      holdId: string,
+      outcome: SettleOutcome,
+      now: string,
+      usage: UsageInsert | null,
+    ): Promise<SettleResult> {
+      const usageValues = USAGE_COLUMNS.map((c) => (usage ? usage[c] : null));
+      const { rows } = await pool.query<AccountRow & { amount_micro_usd: number }>({
+        name: 'kasir_settle',
+        text: SETTLE_SQL,
+        values: [holdId, outcome, now, usage !== null, ...usageValues],
+      });
+      const settled = rows[0];
+      if (settled) {
+        const { amount_micro_usd, ...account } = settled;
+        return { status: outcome, amountMicroUsd: amount_micro_usd, account, applied: true };
+      }
+      // Already settled (a replay, or the sweeper got there first): report what it became.
+      const { rows: holds } = await pool.query<HoldTable>({
+        name: 'kasir_hold_row',
+        text: 'SELECT * FROM holds WHERE id = $1',
+        values: [holdId],
+      });
+      const hold = holds[0];
+      if (!hold) throw new Error(`no hold ${holdId}`);
+      return {
+        status: hold.status as SettleOutcome,
+        amountMicroUsd: hold.amount_micro_usd,
+        account: await accountOf(pool, hold.account_id),
+        applied: false,
+      };
+    },
+
+    async markDelivered(holdId) {
+      await pool.query({
+        name: 'kasir_mark_delivered',
+        text: `UPDATE holds SET delivered = 1 WHERE id = $1 AND status = 'open'`,
+        values: [holdId],
+      });
+    },
+
+    async adjust(accountId, delta, key, kind, reason, now) {
+      try {
+        const { rows } = await pool.query<AccountRow>({
+          name: 'kasir_adjust',
+          text: ADJUST_SQL,
+          values: [delta, accountId, key, kind, reason, now],
+        });
+        if (rows[0]) return { account: rows[0], applied: true };
+      } catch (err) {
+        // The same key applied concurrently: the other statement won.
+        if (!isUniqueViolation(err)) throw err;
+        return { account: await accountOf(pool, accountId), applied: false };
+      }
+      const { rows: seen } = await pool.query({
+        name: 'kasir_entry_by_key',
+        text: 'SELECT 1 FROM ledger_entries WHERE idempotency_key = $1',
+        values: [key],
+      });
+      const account = await accountOf(pool, accountId);
+      if (seen.length > 0) return { account, applied: false };
+      throw new InsufficientBalanceError(-delta, account.balance_micro_usd - account.held_micro_usd);
+    },
+  };
+}
