@@ -117,6 +117,8 @@ export interface ChatTraits {
   reasoningEffort?: string[];
   /** True where the upstream requires max_tokens (the caller must send it). */
   maxTokensRequired?: boolean;
+  /** The field the upstream reads the output limit from (OpenAI's reasoning models take max_completion_tokens). */
+  outputLimitField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 export interface ModelEntry extends EntryBase {

@@ -1,4 +1,5 @@
 /** The chat offer: runs a chat-category model through its provider targets (primary, then fallbacks). */
+import { outputTokenCeiling } from '../catalog/chat-tokens.js';
 import type { ModelEntry } from '../catalog/types.js';
 import type { CostStamp, Offer, StreamEvent } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
@@ -52,6 +53,16 @@ async function* toStreamEvents(
   }
 }
 
+/**
+ * The body sent upstream: the caller's, with the output limit stated explicitly in the field the model reads.
+ * The quote assumed that ceiling (1024 when the caller gave none), so the upstream must never produce more.
+ */
+export function upstreamBody(entry: ModelEntry, input: Record<string, unknown>): Record<string, unknown> {
+  const { max_tokens: _a, max_completion_tokens: _b, ...rest } = input;
+  const field = entry.chat?.outputLimitField ?? 'max_tokens';
+  return { ...rest, [field]: outputTokenCeiling(input) };
+}
+
 export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
   const targets = (): ChatTarget[] =>
     targetsOf(entry).flatMap((t) => {
@@ -78,13 +89,14 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
     },
     async run(input, ctx) {
       const call = { signal: ctx.signal, requestId: ctx.requestId };
+      const body = upstreamBody(entry, input);
       if (input.stream === true) {
         return {
           kind: 'stream',
-          events: toStreamEvents(chat.router.stream(targets(), input, call), entry.id),
+          events: toStreamEvents(chat.router.stream(targets(), body, call), entry.id),
         };
       }
-      const completion = await chat.router.complete(targets(), input, call);
+      const completion = await chat.router.complete(targets(), body, call);
       return { kind: 'json', body: completion };
     },
   };
