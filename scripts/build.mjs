@@ -14,12 +14,18 @@ function newestMtime(dir) {
 
 const marker = 'dist/.built';
 if (process.argv.includes('--if-stale') && existsSync(marker)) {
-  const inputs = Math.max(newestMtime('src'), statSync('package-lock.json').mtimeMs, statSync('tsconfig.json').mtimeMs);
+  const inputs = Math.max(
+    newestMtime('src'),
+    statSync('package-lock.json').mtimeMs,
+    statSync('tsconfig.json').mtimeMs,
+  );
   if (statSync(marker).mtimeMs >= inputs) process.exit(0);
 }
 
 rmSync('dist', { recursive: true, force: true });
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  stdio: 'inherit',
+});
 cpSync('src', 'dist', {
   recursive: true,
   filter: (src) => statSync(src).isDirectory() || src.endsWith('.json'),

@@ -1,4 +1,6 @@
 /** One log line and one metrics observation per request: method, route, path, status, duration, request id. */
+
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from './env.js';
@@ -10,11 +12,12 @@ export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppE
     const started = performance.now();
     await next();
     const outgoing = c.env?.outgoing;
+    // Identity, not a header lookup: reading c.res.headers would build a Headers object on every request.
+    const streamedByHandler = outgoing !== undefined && c.res === RESPONSE_ALREADY_SENT;
     const finish = () => {
       const seconds = (performance.now() - started) / 1000;
       // Handlers that stream to the Node response report their real status there.
-      const status =
-        c.res.headers.has('x-hono-already-sent') && outgoing ? outgoing.statusCode : c.res.status;
+      const status = streamedByHandler ? outgoing.statusCode : c.res.status;
       const matched = routePath(c, -1);
       const route = !matched || matched === '/*' || matched === '*' ? 'unmatched' : matched;
       metrics.observeRequest(c.req.method, route, status, seconds);
@@ -31,8 +34,7 @@ export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppE
         'request',
       );
     };
-    if (outgoing && !outgoing.writableFinished && c.res.headers.has('x-hono-already-sent'))
-      outgoing.once('close', finish);
+    if (streamedByHandler && !outgoing.writableFinished) outgoing.once('close', finish);
     else finish();
   };
 }

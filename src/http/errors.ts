@@ -67,7 +67,12 @@ export class ApiError extends Error {
     readonly details?: unknown,
     readonly headers: Record<string, string> = {},
   ) {
+    // An ApiError is an expected answer (a 402, a 404), not a fault to debug: skip the stack capture,
+    // which would otherwise be the most expensive part of answering one.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
     this.status = ERROR_STATUS[code];
   }

@@ -10,9 +10,9 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     const given = c.req.header('x-request-id');
     const id = given && SANE_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
+    // Responses built through the context (c.json, c.body, errors) carry it; handlers that write to the
+    // Node response or build their own Response set it themselves (see node-response.ts, sse.ts).
     c.header('x-request-id', id);
-    await next();
-    // Handlers that write to the Node response themselves set it there; this covers every other response.
-    if (!c.res.headers.has('x-request-id')) c.res.headers.set('x-request-id', id);
+    return next();
   };
 }

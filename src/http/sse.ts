@@ -42,6 +42,11 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
       },
       async write(bytes) {
         if (closed || outgoing.destroyed) return false;
+        // Frames that arrive in the same tick (one upstream chunk often carries several) go out in one syscall.
+        if (!outgoing.writableCorked) {
+          outgoing.cork();
+          process.nextTick(() => outgoing.uncork());
+        }
         if (outgoing.write(bytes)) return true;
         await new Promise<void>((resolve) => {
           const done = () => {

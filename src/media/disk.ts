@@ -1,6 +1,6 @@
 /** Media bytes in a local folder: written to a temporary file, renamed into place when complete. */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,13 +31,16 @@ export async function createDiskStore(dir: string): Promise<MediaBlobStore> {
       return { sizeBytes: counter.bytes, etag: counter.etag() };
     },
     async read(key, range) {
-      const file = fileOf(key);
-      try {
-        await stat(file);
-      } catch {
-        return null;
-      }
-      return createReadStream(file, range ? { start: range.start, end: range.end } : {}) as Readable;
+      // Opening is the existence check (one file-system round trip fewer than stat + open).
+      const handle = await open(fileOf(key), 'r').catch(() => null);
+      if (!handle) return null;
+      // Larger reads than the 64 KB default: fewer syscalls and socket writes per object.
+      const highWaterMark = 256 * 1024;
+      return handle.createReadStream({
+        highWaterMark,
+        autoClose: true,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      }) as Readable;
     },
     async delete(key) {
       await rm(fileOf(key), { force: true });

@@ -38,9 +38,21 @@ export function createMedia(deps: {
 }): Media {
   const { db, blobs } = deps;
   const urlOf = (key: string) => `${deps.publicBaseUrl}/v1/media/${key}`;
-  const head = async (key: string) =>
-    (await db.kysely.selectFrom('media_objects').selectAll().where('key', '=', key).executeTakeFirst()) ??
-    null;
+  // Objects never change once stored (a key is never reused), so their metadata can be kept in memory.
+  const known = new Map<string, MediaObjectTable>();
+  const head = async (key: string) => {
+    const hit = known.get(key);
+    if (hit) return hit;
+    const row = await db.kysely
+      .selectFrom('media_objects')
+      .selectAll()
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) return null;
+    if (known.size >= 10_000) known.clear();
+    known.set(key, row);
+    return row;
+  };
 
   return {
     maxBytes: deps.maxBytes,
@@ -73,6 +85,7 @@ export function createMedia(deps: {
       return body ? { meta, range, body } : null;
     },
     async delete(key) {
+      known.delete(key);
       await blobs.delete(key);
       await db.kysely.deleteFrom('media_objects').where('key', '=', key).execute();
     },

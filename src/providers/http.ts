@@ -65,12 +65,14 @@ export function streamedFrames(res: UpstreamResponse): StreamedFrames {
     frames: sseFrames(body.iterator({ destroyOnReturn: false })),
     release(clean) {
       if (body.readableEnded || body.destroyed) return;
+      // Destroying an undici body emits an AbortError; with no listener that would be an uncaught
+      // exception and take the process down. Nobody reads the body any more, so the error is expected.
+      body.on('error', () => {});
       if (!clean) {
         body.destroy();
         return;
       }
       let left = TRAILER_LIMIT;
-      body.on('error', () => {});
       body.on('data', (chunk: Buffer) => {
         left -= chunk.length;
         if (left < 0) body.destroy();

@@ -34,10 +34,16 @@ function routesOf(doc: OpenApiDoc): SkillSources['routes'] {
   );
 }
 
-export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, inputs: () => DiscoveryInputs): void {
-  // Built on first use: by then every route module has registered its paths.
+export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, readInputs: () => DiscoveryInputs): void {
+  // Built on first use: by then every route module has registered its paths. Nothing here changes at run time.
   let doc: OpenApiDoc | undefined;
   let skill: string | undefined;
+  let x402: ReturnType<typeof buildWellKnownX402> | undefined;
+  let cached: DiscoveryInputs | undefined;
+  const inputs = () => {
+    cached ??= readInputs();
+    return cached;
+  };
   const openapi = () => {
     doc ??= buildOpenApi(app, inputs().baseUrl);
     return doc;
@@ -64,7 +70,7 @@ export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, inputs: () => Dis
     return c.body(skill, 200, { 'content-type': 'text/markdown; charset=utf-8' });
   });
   app.get('/.well-known/x402', (c) => {
-    const i = inputs();
-    return c.json(buildWellKnownX402(i.baseUrl, i.x402Resources));
+    x402 ??= buildWellKnownX402(inputs().baseUrl, inputs().x402Resources);
+    return c.json(x402);
   });
 }

@@ -1,0 +1,59 @@
+// The foundation's cost: a trivial free route and GET /v1/media/{key} against a bare Hono hello-world.
+// Usage: npm run build && node bench/foundation.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import {
+  cleanupOnExit,
+  header,
+  interleaved,
+  pinSelf,
+  printTable,
+  requireBuild,
+  startNode,
+} from './lib/harness.mjs';
+
+requireBuild();
+pinSelf();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
+const children = [];
+cleanupOnExit(children);
+
+try {
+  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
+  const kasir = await startNode('kasir', ['dist/main.js'], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  });
+  children.push(hello, kasir);
+
+  const upload = async (bytes) => {
+    const res = await request(`${kasir.url}/v1/media`, {
+      method: 'POST',
+      headers: { 'content-type': 'image/png' },
+      body: Buffer.alloc(bytes, 7),
+    });
+    const { url } = await res.body.json();
+    return new URL(url).pathname;
+  };
+  const small = await upload(16 * 1024);
+  const large = await upload(1024 * 1024);
+
+  header('foundation');
+  const rows = await interleaved([
+    { ...hello, name: 'bare Hono hello', url: `${hello.url}/hello` },
+    { ...kasir, name: 'kasir GET /.well-known/x402', url: `${kasir.url}/.well-known/x402` },
+    { ...kasir, name: 'kasir GET /healthz (database)', url: `${kasir.url}/healthz` },
+    { ...kasir, name: 'kasir 404 (the edge alone)', url: `${kasir.url}/nowhere`, status: 404 },
+    { ...kasir, name: 'kasir GET /v1/media 16 KB', url: `${kasir.url}${small}` },
+    { ...kasir, name: 'kasir GET /v1/media 1 MB', url: `${kasir.url}${large}` },
+  ]);
+  printTable('Free routes against a bare Hono hello-world', rows);
+} finally {
+  for (const c of children) c.child.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+}
