@@ -8,9 +8,9 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
-import { openSse } from '../http/sse.js';
+import { openSse, type SseSink } from '../http/sse.js';
 import type { RailRegistry } from '../rails/registry.js';
-import type { Authorization, PaidRequest, Rail, UsageFacts } from '../rails/types.js';
+import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
 import type { Db } from '../store/db.js';
 import { paymentRequired } from './challenge.js';
 import {
@@ -224,58 +224,63 @@ class PaidCall {
     const sink = openSse(this.c, this.auth.streamHeaders());
     sink.onDisconnect(() => this.abort.abort());
     this.auth.markDelivered();
+    // The handler returns at once; the frames flow from here as the upstream sends them.
+    void this.pump(iterator, next.value, sink).catch((err) => {
+      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'stream settlement failed');
+      sink.end();
+    });
+    return sink.response;
+  }
+
+  private async pump(iterator: AsyncIterator<StreamEvent>, first: StreamEvent, sink: SseSink): Promise<void> {
     const sent: Buffer[] | null = this.recordKey ? [] : null;
-    const send = async (bytes: Buffer) => {
+    const send = (bytes: Buffer) => {
       sent?.push(bytes);
       return sink.write(bytes);
     };
-
+    const storeSent = async (receipt: RailReceipt) => {
+      if (!this.recordKey || !sent) return;
+      await completeIdempotent(this.deps.db, this.recordKey, {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
+        body: Buffer.concat(sent).toString('utf8'),
+      });
+    };
+    let event = first;
     try {
       for (;;) {
-        const event = next.value as StreamEvent;
         if (event.type === 'end') {
           const receipt = await this.auth.capture(this.usage(200, null));
           this.count('charged');
-          await send(
-            Buffer.concat([
-              event.closingFrames({ costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
-              DONE_FRAME,
-            ]),
-          );
+          const closing = event.closingFrames({
+            costMicroUsd: this.quote.costMicroUsd,
+            receipt: receipt.receipt,
+          });
+          sent?.push(closing, DONE_FRAME);
+          // Stored before the caller sees the end, so an immediate retry with the same key replays it.
+          await storeSent(receipt);
+          await sink.write(Buffer.concat([closing, DONE_FRAME]));
           sink.end();
-          if (this.recordKey && sent) {
-            await completeIdempotent(this.deps.db, this.recordKey, {
-              status: 200,
-              headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
-              body: Buffer.concat(sent).toString('utf8'),
-            });
-          }
-          return sink.response;
+          return;
         }
         if (!(await send(event.bytes))) break;
-        next = await iterator.next();
+        const next = await iterator.next();
         if (next.done)
           throw new ApiError('upstream_error', 'the upstream stream ended without its final event');
+        event = next.value;
       }
     } catch (err) {
       if (!sink.closed) {
         const apiError = await this.fail(err);
         await sink.write(Buffer.from(`event: error\ndata: ${JSON.stringify(apiError.toBody())}\n\n`));
         sink.end();
-        return sink.response;
+        return;
       }
     }
     // The caller went away mid-stream: charged (see above); a retry with the same key replays what was sent.
     await iterator.return?.();
     const receipt = await this.auth.capture(this.usage(499, 'client_disconnected'));
     this.count('charged');
-    if (this.recordKey && sent) {
-      await completeIdempotent(this.deps.db, this.recordKey, {
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
-        body: Buffer.concat(sent).toString('utf8'),
-      });
-    }
-    return sink.response;
+    await storeSent(receipt);
   }
 }

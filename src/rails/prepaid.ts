@@ -16,6 +16,7 @@ import { usageRow } from './usage.js';
 
 export const CHARGED_HEADER = 'x-service-charged-micro-usd';
 export const BALANCE_HEADER = 'x-service-balance-micro-usd';
+const DELIVERED_MARK_DELAY_MS = 1000;
 
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -96,25 +97,30 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
         }
         throw err;
       }
-      let delivered = false;
+      // A stream marks its hold delivered (so a crash captures it) only once it has run for a while: most
+      // streams settle sooner, and then the extra write is saved. A crash in that first window releases.
+      let deliveredMark: NodeJS.Timeout | undefined;
+      const settled = () => clearTimeout(deliveredMark);
       return {
         payer,
         amountMicroUsd: amount,
         async capture(usage) {
-          const settled = await captureHold(
+          settled();
+          const result = await captureHold(
             db,
             hold.holdId,
             usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: amount }),
           );
-          return receiptOf(amount, settled.balance, hold.holdId);
+          return receiptOf(amount, result.balance, hold.holdId);
         },
         async void(usage) {
-          const settled = await releaseHold(
+          settled();
+          const result = await releaseHold(
             db,
             hold.holdId,
             usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: 0 }),
           );
-          return receiptOf(0, settled.balance, hold.holdId);
+          return receiptOf(0, result.balance, hold.holdId);
         },
         streamHeaders() {
           // The settled figures arrive in the stream's final chunk; these state what success charges.
@@ -124,10 +130,11 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
           };
         },
         markDelivered() {
-          if (delivered) return;
-          delivered = true;
-          // Not awaited: the stream must not wait on the database; a lost mark only means a crash releases.
-          markHoldDelivered(db, hold.holdId).catch(() => {});
+          if (deliveredMark) return;
+          deliveredMark = setTimeout(() => {
+            markHoldDelivered(db, hold.holdId).catch(() => {});
+          }, DELIVERED_MARK_DELAY_MS);
+          deliveredMark.unref();
         },
       };
     },

@@ -281,6 +281,23 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     kasir.openai.setScript({});
   });
 
+  it('marks a long stream delivered while it runs, so a crash would capture rather than release it', async () => {
+    const { accountId, key } = await kasir.fundedKey(1_000_000);
+    kasir.openai.setScript({ text: 'tick '.repeat(40).trim(), events: 40, delayMs: 60 });
+    const pending = post(chatBody(MODEL, 'long', { stream: true }), bearer(key));
+    const res = await pending;
+    const reading = res.text();
+    await new Promise((r) => setTimeout(r, 1400));
+    const open = await kasir.deps.db.kysely
+      .selectFrom('holds')
+      .select(['status', 'delivered'])
+      .where('account_id', '=', accountId)
+      .execute();
+    expect(open).toEqual([{ status: 'open', delivered: 1 }]);
+    await reading;
+    kasir.openai.setScript({});
+  });
+
   it('runs Anthropic and Gemini models through the same pipeline, plain and streamed', async () => {
     const { accountId, key } = await kasir.fundedKey(1_000_000);
     let spent = 0;
