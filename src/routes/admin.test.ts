@@ -184,3 +184,36 @@ describe('admin API without ADMIN_TOKEN', () => {
     await kasir.close();
   });
 });
+
+describe('rate limits per account and key', () => {
+  it('gives a key its own limit, counted apart from the IP limit', async () => {
+    const kasir = await startKasir('sqlite', { ADMIN_TOKEN: ADMIN, RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      const account = (await (
+        await kasir.app.request('/v1/admin/accounts', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({}),
+        })
+      ).json()) as { account_id: string };
+      const issued = (await (
+        await kasir.app.request(`/v1/admin/accounts/${account.account_id}/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ rate_limit_per_minute: 5 }),
+        })
+      ).json()) as { key: string };
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await kasir.app.request('/v1/keys/balance', {
+          headers: { authorization: `Bearer ${issued.key}` },
+        });
+        statuses.push(res.status);
+        if (i === 0) expect(res.headers.get('ratelimit-limit')).toBe('5');
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    } finally {
+      await kasir.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
+import { resolveEntry } from '../catalog/resolve.js';
 import type { PriceSummary } from '../catalog/summary.js';
 import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
 import { readJsonObject } from '../http/body.js';
@@ -295,19 +296,6 @@ function toolSummary(
   };
 }
 
-/** The entry for `model`, or a 400 (missing) / 404 (unknown, with the three closest ids). */
-function resolve(catalog: Catalog, model: unknown): CatalogEntry {
-  if (typeof model !== 'string' || model.trim() === '') {
-    throw invalidInput([{ field: 'model', message: 'is required (a model id, alias or tool id)' }]);
-  }
-  const entry = catalog.find(model);
-  if (entry) return entry;
-  const suggestions = catalog.suggest(model);
-  throw new ApiError('model_not_found', `unknown model "${model}"; closest: ${suggestions.join(', ')}`, {
-    suggestions,
-  });
-}
-
 function quoteResponse(
   catalog: LoadedCatalog,
   entry: CatalogEntry,
@@ -354,7 +342,7 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
   });
 
   app.get('/v1/schema', (c) => {
-    const entry = resolve(catalog, c.req.query('model'));
+    const entry = resolveEntry(catalog, c.req.query('model'));
     return c.json({
       model: entry.id,
       required: (entry.input.required as string[] | undefined) ?? [],
@@ -364,13 +352,13 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
 
   app.get('/v1/price', (c) => {
     const query = queryParams(c);
-    const entry = resolve(catalog, query.model);
+    const entry = resolveEntry(catalog, query.model);
     return c.json(quoteResponse(catalog, entry, query, true));
   });
 
   app.post('/v1/price', async (c) => {
     const body = await readJsonObject(c, PRICE_BODY_LIMIT);
-    const entry = resolve(catalog, body.model);
+    const entry = resolveEntry(catalog, body.model);
     return c.json(quoteResponse(catalog, entry, body, false));
   });
 
