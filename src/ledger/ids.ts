@@ -1,5 +1,5 @@
 /** Identifiers for accounts, keys and holds (`acct_…`, `key_…`, `hold_…`): time-ordered, then random. */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /**
  * 12 hex digits of milliseconds, then 12 random hex digits. Time order keeps B-tree inserts at the right
@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
  * ids unguessable enough for references that are never secrets.
  */
 export function newId(prefix: 'acct' | 'key' | 'hold'): string {
-  return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomBytes(6).toString('hex')}`;
+  // randomUUID draws from a pre-filled entropy cache: far cheaper per call than randomBytes.
+  return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomUUID().slice(-12)}`;
 }
 
 export const nowIso = (): string => new Date().toISOString();
