@@ -1,24 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../test/support/app.js';
-import { freshPostgres } from '../test/support/services.js';
+import { DB_TARGETS, openTestDb } from '../test/support/app.js';
 import { runCommand, UsageError } from './cli.js';
 import { KeyResolver } from './ledger/accounts.js';
-import { type Db, openDb } from './store/db.js';
+import type { Db } from './store/db.js';
 
 describe.each(DB_TARGETS)('kasir CLI on %s', (target) => {
   let db: Db;
-  let drop: (() => Promise<void>) | undefined;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    if (target === 'postgres') {
-      const pg = await freshPostgres();
-      drop = pg.drop;
-      db = await openDb({ kind: 'postgres', url: pg.url });
-    } else db = await openDb({ kind: 'sqlite', file: ':memory:' });
+    ({ db, close } = await openTestDb(target));
   });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  afterAll(() => close?.());
 
   it('creates an account, issues a key, credits, debits and lists the ledger', async () => {
     const account = (await runCommand(db, ['accounts', 'create', '--label', 'shop'])) as {

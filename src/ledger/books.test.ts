@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../../test/support/app.js';
-import { freshPostgres } from '../../test/support/services.js';
-import { type Db, openDb } from '../store/db.js';
+import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
+import type { Db } from '../store/db.js';
 import { createAccount, issueKey, KeyResolver, revokeKey } from './accounts.js';
 import {
   adjustBalance,
@@ -28,20 +27,11 @@ const hold = (accountId: string, amount: number, extra: Partial<Parameters<typeo
 
 describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
   let db: Db;
-  let drop: (() => Promise<void>) | undefined;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    if (target === 'postgres') {
-      const pg = await freshPostgres();
-      drop = pg.drop;
-      db = await openDb({ kind: 'postgres', url: pg.url }, { poolSize: 20 });
-    } else {
-      db = await openDb({ kind: 'sqlite', file: ':memory:' });
-    }
+    ({ db, close } = await openTestDb(target));
   });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  afterAll(() => close?.());
 
   const funded = async (amount: number) => {
     const account = await createAccount(db, { label: 't' });

@@ -59,3 +59,7 @@ export interface BooksDialect {
     now: string,
   ): Promise<{ account: AccountRow; applied: boolean }>;
 }
+
+/** The columns of a ledger entry, in the order both dialects insert them. */
+export const LEDGER_ENTRY_COLUMNS =
+  'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';

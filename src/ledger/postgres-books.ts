@@ -8,18 +8,16 @@
  */
 import type pg from 'pg';
 import type { HoldTable } from '../store/schema.js';
-import type {
-  AccountRow,
-  BooksDialect,
-  HoldRequest,
-  SettleOutcome,
-  SettleResult,
-  UsageInsert,
+import {
+  type AccountRow,
+  type BooksDialect,
+  type HoldRequest,
+  LEDGER_ENTRY_COLUMNS,
+  type SettleOutcome,
+  type SettleResult,
+  type UsageInsert,
 } from './dialect.js';
 import { InsufficientBalanceError, SpendCapExceededError, UnknownAccountError } from './errors.js';
-
-const ENTRY_COLUMNS =
-  'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';
 
 // $1 amount, $2 account, $3 hold id, $4 key id, $5 offer, $6 request, $7 now, $8 expires, $9 key capped (0/1).
 const HOLD_SQL = `
@@ -31,7 +29,7 @@ WITH acct AS (
   INSERT INTO holds (id, account_id, key_id, amount_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
   SELECT $3, id, $4, $1::bigint, 'open', 0, $9, $5, $6, $7, $8, NULL FROM acct
 ), e AS (
-  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
   SELECT id, 'hold', 0, $1::bigint, balance_micro_usd, held_micro_usd, 'hold:' || $3, $3, NULL, $7 FROM acct
 )
 SELECT id, balance_micro_usd, held_micro_usd FROM acct`;
@@ -71,7 +69,7 @@ WITH h AS (
   UPDATE api_keys SET held_micro_usd = api_keys.held_micro_usd - h.amount_micro_usd, spent_micro_usd = api_keys.spent_micro_usd + h.spent
   FROM h WHERE api_keys.id = h.key_id AND h.key_capped = 1
 ), e AS (
-  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
   SELECT id, CASE WHEN $2 = 'captured' THEN 'capture' ELSE 'release' END, -spent, -amount_micro_usd,
     balance_micro_usd, held_micro_usd, CASE WHEN $2 = 'captured' THEN 'capture:' ELSE 'release:' END || $1, $1, NULL, $3
   FROM acct
@@ -90,7 +88,7 @@ WITH acct AS (
     AND ($1::bigint >= 0 OR balance_micro_usd - held_micro_usd >= -$1::bigint)
   RETURNING id, balance_micro_usd, held_micro_usd
 ), e AS (
-  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
   SELECT id, $4, $1::bigint, 0, balance_micro_usd, held_micro_usd, $3, NULL, $5, $6 FROM acct
 )
 SELECT id, balance_micro_usd, held_micro_usd FROM acct`;

@@ -5,20 +5,18 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { HoldTable } from '../store/schema.js';
-import type {
-  AccountRow,
-  BooksDialect,
-  HoldRequest,
-  LedgerKindEntry,
-  SettleOutcome,
-  SettleResult,
-  UsageInsert,
+import {
+  type AccountRow,
+  type BooksDialect,
+  type HoldRequest,
+  LEDGER_ENTRY_COLUMNS,
+  type LedgerKindEntry,
+  type SettleOutcome,
+  type SettleResult,
+  type UsageInsert,
 } from './dialect.js';
 import { InsufficientBalanceError, SpendCapExceededError, UnknownAccountError } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-
-const ENTRY_COLUMNS =
-  'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';
 
 export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
   const s = {
@@ -43,7 +41,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
        VALUES (@id, @account, @key, @q, 'open', 0, @capped, @offer, @request, @now, @expires, NULL)`,
     ),
     insertEntry: raw.prepare(
-      `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+      `INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
        VALUES (@account, @kind, @amount, @heldDelta, @balance, @held, @key, @hold, @reason, @now)`,
     ),
     flipHold: raw.prepare<

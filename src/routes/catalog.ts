@@ -7,7 +7,7 @@ import type { PriceSummary } from '../catalog/summary.js';
 import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
 import { readJsonObject } from '../http/body.js';
 import type { AppEnv } from '../http/env.js';
-import { ApiError, invalidInput } from '../http/errors.js';
+import { invalidInput } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 
 export interface CatalogRouteDeps {

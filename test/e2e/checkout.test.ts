@@ -107,7 +107,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
   });
 
   it('refuses an unknown key with 401, and a short balance with 402 and the shortfall', async () => {
-    expect((await post(chatBody(MODEL), bearer('ksr_' + 'x'.repeat(43)))).status).toBe(401);
+    expect((await post(chatBody(MODEL), bearer(`ksr_${'x'.repeat(43)}`))).status).toBe(401);
     const body = chatBody(MODEL);
     const quote = kasir.quote(body);
     const { accountId, key } = await kasir.fundedKey(quote - 10);

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { type Config, loadConfig, type RawEnv } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
+import { type Db, openDb } from '../../src/store/db.js';
 import { wire } from '../../src/wiring.js';
 import { freshPostgres, postgresUp } from './services.js';
 
@@ -49,6 +50,23 @@ export async function startKasir(
       await wired.close();
       await pgdb?.drop();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A bare database (migrated, no app) on SQLite in memory or a fresh PostgreSQL database, and how to drop it. */
+export async function openTestDb(target: DbTarget): Promise<{ db: Db; close(): Promise<void> }> {
+  if (target === 'sqlite') {
+    const db = await openDb({ kind: 'sqlite', file: ':memory:' });
+    return { db, close: () => db.close() };
+  }
+  const pg = await freshPostgres();
+  const db = await openDb({ kind: 'postgres', url: pg.url }, { poolSize: 20 });
+  return {
+    db,
+    async close() {
+      await db.close();
+      await pg.drop();
     },
   };
 }
