@@ -112,6 +112,7 @@ const CandidateSchema = z
     category: z.string(),
     why: z.string(),
     free: z.boolean(),
+    available: z.boolean().openapi({ description: 'Whether this server can run it now' }),
     price: PriceSummarySchema,
     example: z
       .record(z.string(), z.unknown())
@@ -217,7 +218,8 @@ const consultRoute = createRoute({
   description:
     'Ranked candidate endpoints for a plain-words intent (English or Indonesian): models, paid tools and the free ' +
     'Indonesian lookups. Each has the method and path to call, the model or tool id, why it matched, its price ' +
-    'summary and a minimal example (the JSON body for POST, the query parameters for GET).',
+    'summary, whether this server can run it now (`available`) and a minimal example (the JSON body for POST, ' +
+    'the query parameters for GET).',
   request: {
     query: z.object({
       intent: z.string().min(1).openapi({ example: 'turn a photo into a short video' }),
@@ -369,7 +371,11 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     if (intent.length > 500)
       throw invalidInput([{ field: 'intent', message: 'must be at most 500 characters' }]);
     const limit = parseLimit(c.req.query('limit'));
-    const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => rest);
+    // Free lookups always run here; models and tools only where their upstream is configured.
+    const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => {
+      const entry = rest.kind === 'lookup' ? undefined : catalog.find(rest.model ?? rest.tool ?? '');
+      return { ...rest, available: entry ? isAvailable(entry) : rest.kind === 'lookup' };
+    });
     return c.json({ intent, count: candidates.length, candidates });
   });
 }

@@ -78,3 +78,33 @@ describe('chat provider routing', () => {
     expect(available('black-forest-labs/flux-dev')).toBe(false);
   });
 });
+
+describe('consult on a server with a chat provider', () => {
+  it('says which candidates this server can run', async () => {
+    const kasir = await startPaidKasir('sqlite');
+    try {
+      const chat = (await (
+        await kasir.app.request('/v1/consult?intent=chat%20with%20gpt&limit=5')
+      ).json()) as {
+        candidates: Array<{ kind: string; category: string; available: boolean }>;
+      };
+      const chatModel = chat.candidates.find((c) => c.category === 'chat');
+      expect(chatModel).toBeDefined();
+      expect(typeof chatModel?.available).toBe('boolean');
+      const prayer = (await (
+        await kasir.app.request('/v1/consult?intent=waktu%20sholat%20bandung')
+      ).json()) as {
+        candidates: Array<{ kind: string; available: boolean }>;
+      };
+      expect(prayer.candidates.find((c) => c.kind === 'lookup')?.available).toBe(true);
+      const video = (await (
+        await kasir.app.request('/v1/consult?intent=video%20from%20an%20image')
+      ).json()) as {
+        candidates: Array<{ category: string; available: boolean }>;
+      };
+      expect(video.candidates.find((c) => c.category === 'image-to-video')?.available).toBe(false);
+    } finally {
+      await kasir.stop();
+    }
+  });
+});
