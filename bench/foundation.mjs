@@ -11,7 +11,7 @@ import {
   pinSelf,
   printTable,
   requireBuild,
-  startNode,
+  startKasirAndBareHono,
 } from './lib/harness.mjs';
 
 requireBuild();
@@ -21,14 +21,7 @@ const children = [];
 cleanupOnExit(children);
 
 try {
-  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
-  const kasir = await startNode('kasir', ['dist/main.js'], {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  });
+  const { hello, kasir } = await startKasirAndBareHono(dataDir);
   children.push(hello, kasir);
 
   const upload = async (bytes) => {

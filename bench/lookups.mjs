@@ -13,7 +13,7 @@ import {
   printTable,
   requireBuild,
   root,
-  startNode,
+  startKasirAndBareHono,
 } from './lib/harness.mjs';
 
 requireBuild();
@@ -53,14 +53,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
 const children = [];
 cleanupOnExit(children);
 try {
-  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
-  const kasir = await startNode('kasir', ['dist/main.js'], {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  });
+  const { hello, kasir } = await startKasirAndBareHono(dataDir);
   children.push(hello, kasir);
   const targets = [
     { ...hello, name: 'bare Hono hello', url: `${hello.url}/hello` },

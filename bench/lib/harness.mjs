@@ -159,3 +159,17 @@ export function cleanupOnExit(children) {
     process.exit(130);
   });
 }
+
+/** Starts the built kasir (its own data folder, no rate limit) beside a bare Hono hello-world; both pinned. */
+export async function startKasirAndBareHono(dataDir, env = {}) {
+  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
+  const kasir = await startNode('kasir', ['dist/main.js'], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    ...env,
+  });
+  return { hello, kasir };
+}
