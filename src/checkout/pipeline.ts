@@ -45,11 +45,10 @@ const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function paidRequest(c: Context<AppEnv>, publicBaseUrl: string): PaidRequest {
-  const url = new URL(c.req.url);
   return {
     method: c.req.method,
-    path: url.pathname + url.search,
-    resourceUrl: `${publicBaseUrl}${url.pathname}`,
+    path: c.req.path,
+    resourceUrl: `${publicBaseUrl}${c.req.path}`,
     header: (name) => c.req.header(name),
     requestId: c.get('requestId'),
   };

@@ -29,13 +29,23 @@ export function createMetrics(): Metrics {
     labelNames: ['offer', 'rail', 'outcome'] as const,
     registers: [registry],
   });
+  // Route patterns, methods and statuses are bounded sets, so this map stays small.
+  const children = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
   return {
     registry,
     paidCalls,
     observeRequest(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      latency.observe(labels, seconds);
+      // One child per label set, found by a plain string key: prom-client would otherwise sort and hash the
+      // label object on every request, twice.
+      const key = `${method} ${route} ${status}`;
+      let child = children.get(key);
+      if (!child) {
+        const labels = { method, route, status: String(status) };
+        child = { count: requests.labels(labels), latency: latency.labels(labels) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.latency.observe(seconds);
     },
   };
 }

@@ -119,9 +119,11 @@ export class KeyResolver {
 
   async resolve(token: string): Promise<ResolvedKey | null> {
     if (!looksLikeApiKey(token)) return null;
-    const hash = hashApiKey(token);
-    const hit = this.cache.get(hash);
+    // Cached by the token the caller sent (already in this process's memory with the request), so a hit
+    // costs no hashing; only the database ever sees the hash.
+    const hit = this.cache.get(token);
     if (hit && hit.expires > Date.now()) return hit.value;
+    const hash = hashApiKey(token);
     const row = await this.db.kysely
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
@@ -145,12 +147,12 @@ export class KeyResolver {
           }
         : null;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(hash, { value, expires: Date.now() + this.ttlMs });
+    this.cache.set(token, { value, expires: Date.now() + this.ttlMs });
     return value;
   }
 
   /** Drops a revoked key from this instance's cache at once. */
   forget(keyId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.value?.keyId === keyId) this.cache.delete(hash);
+    for (const [token, entry] of this.cache) if (entry.value?.keyId === keyId) this.cache.delete(token);
   }
 }

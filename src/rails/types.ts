@@ -5,7 +5,7 @@ import type { SkillRail } from '../discovery/skill.js';
 /** What a rail may read of the incoming request. */
 export interface PaidRequest {
   method: string;
-  /** Path and query, e.g. `/v1/chat/completions`. */
+  /** The path, e.g. `/v1/chat/completions`. */
   path: string;
   /** The public URL of the resource, for challenges that name it. */
   resourceUrl: string;
