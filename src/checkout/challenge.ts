@@ -23,7 +23,11 @@ export function paymentRequired(
     }
     offered.push({ ...challenge.body, price_micro_usd: quote.costMicroUsd });
   }
-  const quote = quoteFor('prepaid');
+  // The headline quote is the cheapest rail's; each rail's own price is in its entry.
+  const quote = rails
+    .all()
+    .map((r) => quoteFor(r.priceClass))
+    .reduce((a, b) => (b.costMicroUsd < a.costMicroUsd ? b : a));
   return new ApiError(
     'payment_required',
     `${entry.id} costs ${quote.costMicroUsd} micro-USD for this input; pay on one of the listed rails`,

@@ -186,21 +186,14 @@ class PaidCall {
     const receipt = await this.auth.capture(this.usage(200, null));
     this.count('charged');
     const { entry } = this.offer;
-    const idField = entry.kind === 'tool' ? 'tool' : 'model';
-    // The id and cost lead; the offer's own fields follow; an upstream `model` never hides the id that was sold.
-    const fields: Record<string, unknown> = {
-      [idField]: entry.id,
+    const id = {
+      [entry.kind === 'tool' ? 'tool' : 'model']: entry.id,
       costMicroUsd: this.quote.costMicroUsd,
-      ...result.body,
     };
-    fields[idField] = entry.id;
-    fields.costMicroUsd = this.quote.costMicroUsd;
-    fields.receipt = receipt.receipt;
-    const body = JSON.stringify(fields);
-    const headers = { 'content-type': JSON_TYPE, ...receipt.headers };
-    if (this.recordKey)
-      await completeIdempotent(this.deps.db, this.recordKey, { status: 200, headers, body });
-    return this.c.body(body, 200, headers);
+    // The id and cost lead and win: an upstream `model` never hides the id that was sold.
+    const body = JSON.stringify(Object.assign({ ...id }, result.body, id, { receipt: receipt.receipt }));
+    await this.storeReplay(body, JSON_TYPE, receipt);
+    return this.c.body(body, 200, { 'content-type': JSON_TYPE, ...receipt.headers });
   }
 
   /**
@@ -231,38 +224,18 @@ class PaidCall {
     return sink.response;
   }
 
+  /**
+   * Forwards frames until the upstream's end, a failure, or the caller leaving, then settles exactly once.
+   * Only failures before the settlement void the payment: once captured, nothing can turn into a refund
+   * message (a failure to store the replay record is logged, not reported as an unpaid error).
+   */
   private async pump(iterator: AsyncIterator<StreamEvent>, first: StreamEvent, sink: SseSink): Promise<void> {
     const sent: Buffer[] | null = this.recordKey ? [] : null;
-    const send = (bytes: Buffer) => {
-      sent?.push(bytes);
-      return sink.write(bytes);
-    };
-    const storeSent = async (receipt: RailReceipt) => {
-      if (!this.recordKey || !sent) return;
-      await completeIdempotent(this.deps.db, this.recordKey, {
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', ...receipt.headers },
-        body: Buffer.concat(sent).toString('utf8'),
-      });
-    };
     let event = first;
     try {
-      for (;;) {
-        if (event.type === 'end') {
-          const receipt = await this.auth.capture(this.usage(200, null));
-          this.count('charged');
-          const closing = event.closingFrames({
-            costMicroUsd: this.quote.costMicroUsd,
-            receipt: receipt.receipt,
-          });
-          sent?.push(closing, DONE_FRAME);
-          // Stored before the caller sees the end, so an immediate retry with the same key replays it.
-          await storeSent(receipt);
-          await sink.write(Buffer.concat([closing, DONE_FRAME]));
-          sink.end();
-          return;
-        }
-        if (!(await send(event.bytes))) break;
+      while (event.type === 'frame') {
+        sent?.push(event.bytes);
+        if (!(await sink.write(event.bytes))) break;
         const next = await iterator.next();
         if (next.done)
           throw new ApiError('upstream_error', 'the upstream stream ended without its final event');
@@ -276,10 +249,40 @@ class PaidCall {
         return;
       }
     }
-    // The caller went away mid-stream: charged (see above); a retry with the same key replays what was sent.
-    await iterator.return?.();
+
+    if (event.type === 'end') {
+      const receipt = await this.auth.capture(this.usage(200, null));
+      this.count('charged');
+      const tail = Buffer.concat([
+        event.closingFrames({ costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
+        DONE_FRAME,
+      ]);
+      sent?.push(tail);
+      // Stored before the caller sees the end, so an immediate retry with the same key replays it.
+      await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
+      await sink.write(tail);
+      sink.end();
+      return;
+    }
+
+    // The caller went away mid-stream: charged (see stream()); a retry with the same key replays what was sent.
+    await iterator.return?.()?.catch(() => {});
     const receipt = await this.auth.capture(this.usage(499, 'client_disconnected'));
     this.count('charged');
-    await storeSent(receipt);
+    await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
+  }
+
+  /** Keeps a charged result for Idempotency-Key replays; a failure here never undoes the charge. */
+  private async storeReplay(body: Buffer[] | string | null, contentType: string, receipt: RailReceipt) {
+    if (!this.recordKey || body === null) return;
+    try {
+      await completeIdempotent(this.deps.db, this.recordKey, {
+        status: 200,
+        headers: { 'content-type': contentType, ...receipt.headers },
+        body: typeof body === 'string' ? body : Buffer.concat(body).toString('utf8'),
+      });
+    } catch (err) {
+      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'could not store the result for replay');
+    }
   }
 }

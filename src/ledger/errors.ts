@@ -4,6 +4,8 @@ export class InsufficientBalanceError extends Error {
   constructor(
     readonly needed: number,
     readonly available: number,
+    /** The account's balance when refused (available = balance − held). */
+    readonly balance: number,
   ) {
     super(`insufficient balance: needs ${needed} micro-USD, ${available} available`);
     this.name = 'InsufficientBalanceError';

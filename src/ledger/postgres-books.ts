@@ -107,7 +107,7 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
   };
   const insufficient = async (client: pg.Pool | pg.PoolClient, accountId: string, q: number) => {
     const a = await accountOf(client, accountId);
-    return new InsufficientBalanceError(q, a.balance_micro_usd - a.held_micro_usd);
+    return new InsufficientBalanceError(q, a.balance_micro_usd - a.held_micro_usd, a.balance_micro_usd);
   };
   const holdValues = (req: HoldRequest, holdId: string, now: string, expires: string) => [
     req.amountMicroUsd,
@@ -226,7 +226,11 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
       });
       const account = await accountOf(pool, accountId);
       if (seen.length > 0) return { account, applied: false };
-      throw new InsufficientBalanceError(-delta, account.balance_micro_usd - account.held_micro_usd);
+      throw new InsufficientBalanceError(
+        -delta,
+        account.balance_micro_usd - account.held_micro_usd,
+        account.balance_micro_usd,
+      );
     },
   };
 }

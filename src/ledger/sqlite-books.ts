@@ -100,7 +100,11 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     const account = s.holdAccount.get({ q, account: req.accountId });
     if (!account) {
       const current = accountOf(req.accountId);
-      throw new InsufficientBalanceError(q, current.balance_micro_usd - current.held_micro_usd);
+      throw new InsufficientBalanceError(
+        q,
+        current.balance_micro_usd - current.held_micro_usd,
+        current.balance_micro_usd,
+      );
     }
     if (req.keyId && req.keySpendCapped && !s.holdKey.get({ q, key: req.keyId })) {
       // Throwing inside the transaction rolls the account hold back.
@@ -170,7 +174,11 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     const account = s.adjustAccount.get({ delta, account: accountId });
     if (!account) {
       const current = accountOf(accountId);
-      throw new InsufficientBalanceError(-delta, current.balance_micro_usd - current.held_micro_usd);
+      throw new InsufficientBalanceError(
+        -delta,
+        current.balance_micro_usd - current.held_micro_usd,
+        current.balance_micro_usd,
+      );
     }
     entry(account, { kind, amount: delta, heldDelta: 0, key, reason }, now);
     return { account, applied: true };

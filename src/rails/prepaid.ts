@@ -1,14 +1,7 @@
 /** The prepaid-key rail: `Authorization: Bearer <key>` places a hold on the account, then captures or releases it. */
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
-import {
-  type Balance,
-  captureHold,
-  getBalance,
-  markHoldDelivered,
-  placeHold,
-  releaseHold,
-} from '../ledger/books.js';
+import { type Balance, captureHold, markHoldDelivered, placeHold, releaseHold } from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Db } from '../store/db.js';
 import type { Authorization, Rail, RailReceipt } from './types.js';
@@ -74,7 +67,6 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
         });
       } catch (err) {
         if (err instanceof InsufficientBalanceError) {
-          const balance = await getBalance(db, key.accountId);
           throw new ApiError(
             'insufficient_balance',
             `balance too low: this call costs ${amount} micro-USD and ${err.available} is available (short by ${err.shortfall})`,
@@ -82,9 +74,9 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
               price_micro_usd: amount,
               available_micro_usd: err.available,
               shortfall_micro_usd: err.shortfall,
-              balance_micro_usd: balance.balanceMicroUsd,
+              balance_micro_usd: err.balance,
             },
-            { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(balance.balanceMicroUsd) },
+            { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(err.balance) },
           );
         }
         if (err instanceof SpendCapExceededError) {
