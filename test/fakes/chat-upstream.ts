@@ -321,3 +321,24 @@ export async function readChatStream(stream: AsyncIterable<ChatStreamEvent>): Pr
   }
   return result;
 }
+
+/**
+ * Asserts the contract every chat adapter keeps when a stream goes wrong after it started: at least one
+ * frame was delivered, then an `upstream` failure marked as after the first byte (never a clean end).
+ */
+export async function expectStreamFailureAfterFirstByte(
+  events: AsyncIterable<ChatStreamEvent>,
+  message: string,
+): Promise<void> {
+  const { expect } = await import('vitest');
+  const frames: Buffer[] = [];
+  const run = async () => {
+    for await (const event of events) if (event.type === 'frame') frames.push(event.bytes);
+  };
+  await expect(run()).rejects.toMatchObject({
+    kind: 'upstream',
+    message: expect.stringContaining(message),
+    options: { beforeFirstByte: false },
+  });
+  expect(frames.length).toBeGreaterThan(0);
+}

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
-import { type FakeUpstream, readChatStream } from '../../../test/fakes/chat-upstream.js';
+import {
+  expectStreamFailureAfterFirstByte,
+  type FakeUpstream,
+  readChatStream,
+} from '../../../test/fakes/chat-upstream.js';
 import { UpstreamPools } from '../http.js';
 import type { CallContext, ChatProvider } from '../types.js';
 import { createAnthropicProvider } from './provider.js';
@@ -427,17 +431,7 @@ describe('anthropic adapter against the fake', () => {
     'fails explicitly after the first byte when the stream goes wrong: %s',
     async (_name, failure, message) => {
       fake.setScript({ failure });
-      const frames: Buffer[] = [];
-      const run = async () => {
-        for await (const event of anthropic.stream(ask(), ctx()))
-          if (event.type === 'frame') frames.push(event.bytes);
-      };
-      await expect(run()).rejects.toMatchObject({
-        kind: 'upstream',
-        message: expect.stringContaining(message),
-        options: { beforeFirstByte: false },
-      });
-      expect(frames.length).toBeGreaterThan(0);
+      await expectStreamFailureAfterFirstByte(anthropic.stream(ask(), ctx()), message);
     },
   );
 });

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, readChatStream } from '../../../test/fakes/chat-upstream.js';
+import {
+  expectStreamFailureAfterFirstByte,
+  type FakeUpstream,
+  readChatStream,
+} from '../../../test/fakes/chat-upstream.js';
 import { startFakeGemini } from '../../../test/fakes/gemini-upstream.js';
 import { UpstreamPools } from '../http.js';
 import type { CallContext, ChatProvider } from '../types.js';
@@ -404,17 +408,7 @@ describe('gemini adapter against the fake', () => {
     'fails explicitly after the first byte when the stream goes wrong: %s',
     async (_name, failure, message) => {
       fake.setScript({ failure });
-      const frames: Buffer[] = [];
-      const run = async () => {
-        for await (const event of gemini.stream(ask(), ctx()))
-          if (event.type === 'frame') frames.push(event.bytes);
-      };
-      await expect(run()).rejects.toMatchObject({
-        kind: 'upstream',
-        message: expect.stringContaining(message),
-        options: { beforeFirstByte: false },
-      });
-      expect(frames.length).toBeGreaterThan(0);
+      await expectStreamFailureAfterFirstByte(gemini.stream(ask(), ctx()), message);
     },
   );
 });

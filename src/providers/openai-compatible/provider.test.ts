@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readChatStream } from '../../../test/fakes/chat-upstream.js';
+import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';
 import { UpstreamClient, UpstreamPools, type UpstreamResponse } from '../http.js';
 import { type CallContext, type ChatProvider, UpstreamError } from '../types.js';
@@ -225,17 +225,7 @@ describe('openai-compatible stream', () => {
     'fails explicitly after the first byte when the stream goes wrong: %s',
     async (_name, failure, message) => {
       fake.setScript({ failure });
-      const frames: Buffer[] = [];
-      const run = async () => {
-        for await (const event of openai.stream(ask(), ctx()))
-          if (event.type === 'frame') frames.push(event.bytes);
-      };
-      await expect(run()).rejects.toMatchObject({
-        kind: 'upstream',
-        message: expect.stringContaining(message),
-        options: { beforeFirstByte: false },
-      });
-      expect(frames.length).toBeGreaterThan(0);
+      await expectStreamFailureAfterFirstByte(openai.stream(ask(), ctx()), message);
     },
   );
 });
