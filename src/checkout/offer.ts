@@ -17,14 +17,22 @@ export interface CostStamp {
 export type StreamEvent =
   /** Bytes to forward to the caller as they are (complete SSE frames). */
   | { type: 'frame'; bytes: Buffer }
-  /** The upstream finished: the offer renders its closing frames (usage, cost, receipt) from the settled stamp. */
-  | { type: 'end'; closingFrames(stamp: CostStamp): Buffer };
+  /** The upstream finished; what it reported (usage, ids) is the offer's own business. */
+  | { type: 'end' };
 
 export type OfferResult =
   /** A JSON body; the checkout adds the id, costMicroUsd and the receipt. */
   | { kind: 'json'; body: Record<string, unknown> }
-  /** Server-sent events, forwarded as they arrive; settled after the last one. */
-  | { kind: 'stream'; events: AsyncIterable<StreamEvent> };
+  /**
+   * Server-sent events, forwarded as they arrive and settled after the `end` event; then the offer renders its
+   * closing frames (usage, cost, receipt) from that event and the settled stamp. The events are the upstream
+   * adapter's own, with no re-wrapping per frame.
+   */
+  | {
+      kind: 'stream';
+      events: AsyncIterable<StreamEvent>;
+      closingFrames(end: StreamEvent & { type: 'end' }, stamp: CostStamp): Buffer;
+    };
 
 export interface Offer {
   entry: CatalogEntry;

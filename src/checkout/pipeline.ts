@@ -21,7 +21,7 @@ import {
   type StoredResponse,
 } from './idempotency.js';
 import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
-import type { Offer, StreamEvent } from './offer.js';
+import type { Offer, OfferResult, StreamEvent } from './offer.js';
 import { runFailure } from './upstream-errors.js';
 
 export interface CheckoutDeps {
@@ -181,7 +181,7 @@ class PaidCall {
     } catch (err) {
       throw await this.fail(err);
     }
-    if (result.kind === 'stream') return this.stream(result.events);
+    if (result.kind === 'stream') return this.stream(result);
 
     const receipt = await this.auth.capture(this.usage(200, null));
     this.count('charged');
@@ -203,8 +203,8 @@ class PaidCall {
    * A caller that disconnects mid-stream stops the upstream and is charged the quote: the answer was being
    * delivered, and stopping was the caller's choice.
    */
-  private async stream(events: AsyncIterable<StreamEvent>): Promise<Response> {
-    const iterator = events[Symbol.asyncIterator]();
+  private async stream(result: Extract<OfferResult, { kind: 'stream' }>): Promise<Response> {
+    const iterator = result.events[Symbol.asyncIterator]();
     let next: IteratorResult<StreamEvent>;
     try {
       next = await iterator.next();
@@ -217,7 +217,7 @@ class PaidCall {
     sink.onDisconnect(() => this.abort.abort());
     this.auth.markDelivered();
     // The handler returns at once; the frames flow from here as the upstream sends them.
-    void this.pump(iterator, next.value, sink).catch((err) => {
+    void this.pump(iterator, next.value, sink, result).catch((err) => {
       this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'stream settlement failed');
       sink.end();
     });
@@ -229,7 +229,12 @@ class PaidCall {
    * Only failures before the settlement void the payment: once captured, nothing can turn into a refund
    * message (a failure to store the replay record is logged, not reported as an unpaid error).
    */
-  private async pump(iterator: AsyncIterator<StreamEvent>, first: StreamEvent, sink: SseSink): Promise<void> {
+  private async pump(
+    iterator: AsyncIterator<StreamEvent>,
+    first: StreamEvent,
+    sink: SseSink,
+    result: Extract<OfferResult, { kind: 'stream' }>,
+  ): Promise<void> {
     const sent: Buffer[] | null = this.recordKey ? [] : null;
     let event = first;
     try {
@@ -254,7 +259,7 @@ class PaidCall {
       const receipt = await this.auth.capture(this.usage(200, null));
       this.count('charged');
       const tail = Buffer.concat([
-        event.closingFrames({ costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
+        result.closingFrames(event, { costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
         DONE_FRAME,
       ]);
       sent?.push(tail);

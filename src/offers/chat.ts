@@ -1,7 +1,7 @@
 /** The chat offer: runs a chat-category model through its provider targets (primary, then fallbacks). */
 import { outputTokenCeiling } from '../catalog/chat-tokens.js';
 import type { ModelEntry } from '../catalog/types.js';
-import type { CostStamp, Offer, StreamEvent } from '../checkout/offer.js';
+import type { CostStamp, Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
 import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
 import { type ChatProviders, isChatProviderName, missingSettingOf } from '../providers/registry.js';
@@ -41,16 +41,6 @@ function closingFrame(
     receipt: stamp.receipt,
   };
   return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
-}
-
-async function* toStreamEvents(
-  events: AsyncIterable<ChatStreamEvent>,
-  modelId: string,
-): AsyncIterable<StreamEvent> {
-  for await (const event of events) {
-    if (event.type === 'frame') yield event;
-    else yield { type: 'end', closingFrames: (stamp) => closingFrame(event, modelId, stamp) };
-  }
 }
 
 /**
@@ -93,7 +83,9 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
       if (input.stream === true) {
         return {
           kind: 'stream',
-          events: toStreamEvents(chat.router.stream(targets(), body, call), entry.id),
+          events: chat.router.stream(targets(), body, call),
+          closingFrames: (end, stamp) =>
+            closingFrame(end as Extract<ChatStreamEvent, { type: 'end' }>, entry.id, stamp),
         };
       }
       const completion = await chat.router.complete(targets(), body, call);
