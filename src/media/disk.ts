@@ -1,5 +1,4 @@
 /** Media bytes in a local folder: written to a temporary file, renamed into place when complete. */
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -19,8 +18,11 @@ export async function createDiskStore(dir: string): Promise<MediaBlobStore> {
     async put(key, _contentType, body, maxBytes) {
       const partial = path.join(tmp, `${key}.${process.pid}.part`);
       const counter = new LimitedHashingStream(maxBytes);
+      // The file is opened before the pipeline starts: a stream that opens it lazily could create it
+      // after a failed upload's clean-up had already removed it.
+      const file = await open(partial, 'w');
       try {
-        await pipeline(body, counter, createWriteStream(partial));
+        await pipeline(body, counter, file.createWriteStream());
         const target = fileOf(key);
         await mkdir(path.dirname(target), { recursive: true });
         await rename(partial, target);
