@@ -34,6 +34,18 @@ export function pinSelf() {
 }
 
 /**
+ * The node arguments `npm start` runs kasir with (its V8 flags, then dist/main.js), read from package.json so
+ * that benchmarks measure the service as it is started.
+ */
+export function kasirArgs() {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const argv = pkg.scripts.start.split(/\s+/);
+  if (argv[0] !== 'node')
+    throw new Error(`package.json start script does not start with node: ${pkg.scripts.start}`);
+  return argv.slice(1);
+}
+
+/**
  * Starts `node <args>` and resolves with its base URL, read from its "listening on" line on stderr.
  * `cpu`: 'server' pins it to the server CPU, 'load' to the load CPUs.
  */
@@ -163,7 +175,7 @@ export function cleanupOnExit(children) {
 /** Starts the built kasir (its own data folder, no rate limit) beside a bare Hono hello-world; both pinned. */
 export async function startKasirAndBareHono(dataDir, env = {}) {
   const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
-  const kasir = await startNode('kasir', ['dist/main.js'], {
+  const kasir = await startNode('kasir', kasirArgs(), {
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dataDir,

@@ -1,6 +1,7 @@
 /** The chat input schema, built from a model's traits so every chat model speaks one wire format, and the checks JSON Schema cannot say well. */
 import type { FieldError } from '../http/errors.js';
 import { DEFAULT_MAX_TOKENS, estimateInputTokens } from './chat-tokens.js';
+import { countTokens, type TokenCounter } from './tokenizer.js';
 import type { ChatTraits, JsonSchema } from './types.js';
 
 /** A JSON Schema if/then pair, built rather than written: a literal `then` key reads as a thenable. */
@@ -166,7 +167,11 @@ export const CHAT_WIRE_SCHEMA: JsonSchema = (() => {
 })();
 
 /** Refusals that depend on the model's traits: images without vision, tools without tool calling, and so on. */
-export function chatTraitErrors(traits: ChatTraits, input: Record<string, unknown>): FieldError[] {
+export function chatTraitErrors(
+  traits: ChatTraits,
+  input: Record<string, unknown>,
+  counter: TokenCounter = countTokens,
+): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of ['max_tokens', 'max_completion_tokens']) {
     const v = input[field];
@@ -206,7 +211,7 @@ export function chatTraitErrors(traits: ChatTraits, input: Record<string, unknow
     errors.push({ field: 'reasoning_effort', message: 'this model has no reasoning_effort control' });
   }
   if (errors.length === 0 && traits.contextLength) {
-    const tokens = estimateInputTokens(input);
+    const tokens = estimateInputTokens(input, counter);
     if (tokens > traits.contextLength) {
       errors.push({
         field: 'messages',

@@ -1,5 +1,5 @@
 /** Estimates the tokens a chat request can bill: its input with a real tokenizer, its output at the ceiling the caller set. */
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens, type TokenCounter } from './tokenizer.js';
 
 /** Output ceiling when the caller sends neither max_tokens nor max_completion_tokens. */
 export const DEFAULT_MAX_TOKENS = 1024;
@@ -16,24 +16,24 @@ export const TOKENS_PER_IMAGE = 1600;
 // The quote runs on every chat call and again in the checkout after validation: count each body once.
 const inputCache = new WeakMap<object, number>();
 
-function countText(value: unknown): number {
-  return typeof value === 'string' && value.length > 0 ? countTokens(value) : 0;
+function countText(value: unknown, counter: TokenCounter): number {
+  return typeof value === 'string' && value.length > 0 ? counter(value) : 0;
 }
 
-function countJson(value: unknown): number {
-  return value === undefined || value === null ? 0 : countTokens(JSON.stringify(value));
+function countJson(value: unknown, counter: TokenCounter): number {
+  return value === undefined || value === null ? 0 : counter(JSON.stringify(value));
 }
 
-function countContent(content: unknown): number {
-  if (typeof content === 'string') return countText(content);
+function countContent(content: unknown, counter: TokenCounter): number {
+  if (typeof content === 'string') return countText(content, counter);
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
   for (const part of content) {
     if (!part || typeof part !== 'object') continue;
     const p = part as Record<string, unknown>;
     if (p.type === 'image_url') tokens += TOKENS_PER_IMAGE;
-    else if (p.type === 'text') tokens += countText(p.text);
-    else tokens += countJson(p);
+    else if (p.type === 'text') tokens += countText(p.text, counter);
+    else tokens += countJson(p, counter);
   }
   return tokens;
 }
@@ -42,22 +42,28 @@ function countContent(content: unknown): number {
  * Input tokens of a chat body: every message's text (o200k encoding), a fixed ceiling per image, tool calls and
  * the tool definitions as JSON, a top-level `system`, a JSON response schema, plus per-message wrapping.
  * Other upstreams' tokenizers differ by a few percent; the output ceiling dominates most quotes.
+ * `counter` is the tokenizer unless a caller wants a bound (see `tokenCeiling`); only real counts are cached.
  */
-export function estimateInputTokens(input: Record<string, unknown>): number {
-  const cached = inputCache.get(input);
+export function estimateInputTokens(
+  input: Record<string, unknown>,
+  counter: TokenCounter = countTokens,
+): number {
+  const exact = counter === countTokens;
+  const cached = exact ? inputCache.get(input) : undefined;
   if (cached !== undefined) return cached;
   let tokens = REPLY_PRIMING_TOKENS;
   const messages = Array.isArray(input.messages) ? input.messages : [];
   for (const message of messages) {
     if (!message || typeof message !== 'object') continue;
     const m = message as Record<string, unknown>;
-    tokens += TOKENS_PER_MESSAGE + countContent(m.content) + countText(m.name) + countJson(m.tool_calls);
-    tokens += countText(m.tool_call_id);
+    tokens += TOKENS_PER_MESSAGE + countContent(m.content, counter) + countText(m.name, counter);
+    tokens += countJson(m.tool_calls, counter) + countText(m.tool_call_id, counter);
   }
-  tokens += countText(input.system) + countJson(input.tools);
+  tokens += countText(input.system, counter) + countJson(input.tools, counter);
   const format = input.response_format as Record<string, unknown> | undefined;
-  if (format && typeof format === 'object' && format.type === 'json_schema') tokens += countJson(format);
-  inputCache.set(input, tokens);
+  if (format && typeof format === 'object' && format.type === 'json_schema')
+    tokens += countJson(format, counter);
+  if (exact) inputCache.set(input, tokens);
   return tokens;
 }
 

@@ -223,6 +223,21 @@ describe('start-up validation', () => {
     ).toContain('entry "tools/search" field "example": the default request is invalid (q: is required)');
   });
 
+  it('counts the tokens of a default request for real when their upper bound fails it', () => {
+    // "Hello! What can you do?" is 7 tokens but 23 bytes: 3 + 4 + 7 = 14 input tokens, 30 at the byte bound.
+    const withContext = (contextLength: number) => {
+      const files = dataFiles();
+      (files.chat.entries[0] as { chat: { contextLength: number } }).chat.contextLength = contextLength;
+      return files;
+    };
+    const roomy = buildCatalog(withContext(20), { marginPercent: {} });
+    expect(roomy.find('openai/gpt-4.1')).toBeDefined();
+    expect(() => buildCatalog(withContext(10), { marginPercent: {} })).toThrow(
+      'entry "openai/gpt-4.1" field "example": the default request is invalid (messages: about 14 input tokens; ' +
+        "more than this model's context of 10 tokens)",
+    );
+  });
+
   it('refuses an id or alias used twice', () => {
     const message = loadError((f) => {
       (f['text-to-image'].entries[1] as { aliases: string[] }).aliases = ['fal-ai/flux/schnell'];

@@ -11,6 +11,7 @@ import { evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.
 import { ruleProblems } from './rule-checks.js';
 import { closestIds } from './suggest.js';
 import { type PriceSummary, priceSummary } from './summary.js';
+import { countTokens, type TokenCounter, tokenCeiling } from './tokenizer.js';
 import {
   CATEGORIES,
   type Catalog,
@@ -33,9 +34,12 @@ export interface LoadOptions {
   marginPercent: Record<string, number>;
 }
 
-// Compiled validators depend only on the schemas, which are fixed for the process: a second catalog (tests start
-// many kasirs) reuses them instead of compiling every schema again.
+// Requests compile their entry's validator on first use. Compiled validators depend only on the schemas, which are
+// fixed for the process: a second catalog (tests start many kasirs) reuses them instead of compiling again.
 const sharedValidators = new Validators();
+// The start-up check's own validators (see buildCatalog), held weakly: a catalog built while they are still alive
+// (tests build many in a row) reuses them, and a server's garbage collector takes them after start-up.
+let recentChecker: WeakRef<Validators> | undefined;
 
 /** Raised when catalog data is invalid; each line names the file, the entry and the field. */
 export class CatalogError extends Error {
@@ -113,13 +117,15 @@ export function buildCatalog(files: Record<DataFileName, unknown>, options: Load
       if (entry) entries.push(entry);
     });
   }
-  const validators = sharedValidators;
-  const compiled = new Map<string, ValidateFunction>();
+  // The check compiles every schema (one ajv refuses is reported here, not on a first request) with compilers of its
+  // own, dropped when it ends: a deployment calls a few of the ~110 schemas, and compiles those again on first use
+  // rather than keeping every validator alive for the life of the process.
+  const checker = recentChecker?.deref() ?? new Validators();
+  recentChecker = new WeakRef(checker);
   for (const entry of entries) {
     const label = `entry "${entry.id}"`;
     try {
-      const isChat = entry.kind === 'model' && entry.category === 'chat';
-      compiled.set(entry.id, validators.compile(isChat ? CHAT_WIRE_SCHEMA : entry.input));
+      checker.compile(requestSchema(entry));
     } catch (err) {
       problems.push(`${label} field "input": ${(err as Error).message}`);
       continue;
@@ -150,10 +156,10 @@ export function buildCatalog(files: Record<DataFileName, unknown>, options: Load
     }
   }
   if (problems.length) throw new CatalogError(problems);
-  const catalog = new CatalogImpl(entries, names, compiled, validators, options);
+  const catalog = new CatalogImpl(entries, names, sharedValidators, options);
   // Every example must pass its own validation and price within range: the default request is sold as written.
   for (const entry of entries) {
-    const checked = catalog.validate(entry, exampleInput(entry));
+    const checked = catalog.checkDefaultRequest(entry, checker.compile(requestSchema(entry)));
     if (!checked.ok) {
       const why = checked.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       problems.push(`entry "${entry.id}" field "example": the default request is invalid (${why})`);
@@ -200,6 +206,21 @@ function toEntry(
   return model;
 }
 
+/** The schema request bodies are validated with: every chat model shares the chat wire schema. */
+function requestSchema(entry: CatalogEntry): JsonSchema {
+  return entry.kind === 'model' && entry.chat ? CHAT_WIRE_SCHEMA : entry.input;
+}
+
+/**
+ * True when more input tokens can only make a request of this entry dearer or too long, so a verdict reached with
+ * a token upper bound holds for the real count. It fails only for a long-context rate below the base rate.
+ */
+function verdictGrowsWithTokens(entry: CatalogEntry): boolean {
+  const rule = entry.kind === 'model' ? entry.price : undefined;
+  if (rule?.kind !== 'chat_tokens' || !rule.longContext) return true;
+  return rule.longContext.inputPer1M >= rule.inputPer1M && rule.longContext.outputPer1M >= rule.outputPer1M;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -213,12 +234,14 @@ class CatalogImpl implements LoadedCatalog {
   private readonly tools_: ToolEntry[];
   private readonly byId: Map<string, CatalogEntry>;
   private readonly summaries = new Map<string, PriceSummary>();
+  // Each entry's validators, found by id on the hot path (the shared cache keys by the schema's JSON text).
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly compiledCoercing = new Map<string, ValidateFunction>();
   private index: ConsultIndex | undefined;
 
   constructor(
     private readonly all: CatalogEntry[],
     private readonly names: Map<string, string>,
-    private readonly compiled: Map<string, ValidateFunction>,
     private readonly validators: Validators,
     private readonly options: LoadOptions,
   ) {
@@ -309,25 +332,46 @@ class CatalogImpl implements LoadedCatalog {
     return this.index.consult(intent, limit);
   }
 
+  /**
+   * The start-up check of an entry's default request, with the checker's validator. Tokens are counted at their
+   * upper bound first, so start-up does not load the tokenizer for a few words; only a request that fails at the
+   * bound (or an entry whose verdict need not grow with tokens) is counted for real, which also gives the message.
+   */
+  checkDefaultRequest(entry: CatalogEntry, validator: ValidateFunction): Validation {
+    const bounded = this.check(entry, exampleInput(entry), validator, tokenCeiling);
+    if (bounded.ok && verdictGrowsWithTokens(entry)) return bounded;
+    return this.check(entry, exampleInput(entry), validator, countTokens);
+  }
+
   private propsOf(entry: CatalogEntry): Record<string, JsonSchema> {
     return ((entry.input.properties ?? {}) as Record<string, JsonSchema>) ?? {};
   }
 
   private validatorFor(entry: CatalogEntry, coercing: boolean): ValidateFunction {
-    const schema = entry.kind === 'model' && entry.chat ? CHAT_WIRE_SCHEMA : entry.input;
-    if (coercing) return this.validators.compileCoercing(schema);
-    return this.compiled.get(entry.id) ?? this.validators.compile(schema);
+    const byId = coercing ? this.compiledCoercing : this.compiled;
+    let validator = byId.get(entry.id);
+    if (!validator) {
+      const schema = requestSchema(entry);
+      validator = coercing ? this.validators.compileCoercing(schema) : this.validators.compile(schema);
+      byId.set(entry.id, validator);
+    }
+    return validator;
   }
 
-  private check(entry: CatalogEntry, input: unknown, validator: ValidateFunction): Validation {
+  private check(
+    entry: CatalogEntry,
+    input: unknown,
+    validator: ValidateFunction,
+    counter: TokenCounter = countTokens,
+  ): Validation {
     if (!isPlainObject(input))
       return { ok: false, errors: [{ field: '(body)', message: 'must be a JSON object' }] };
     const errors = validator(input) ? [] : formatErrors(validator.errors);
     if (entry.kind === 'model' && entry.chat && errors.length === 0)
-      errors.push(...chatTraitErrors(entry.chat, input));
+      errors.push(...chatTraitErrors(entry.chat, input, counter));
     if (errors.length) return { ok: false, errors };
     if (entry.kind === 'model' && entry.price) {
-      const q = evaluateRule(entry.price, input, this.propsOf(entry));
+      const q = evaluateRule(entry.price, input, this.propsOf(entry), counter);
       const cost = finalMicroUsd(q.cost, this.marginFor(entry));
       if (cost > MAX_QUOTE_MICRO_USD) {
         return {

@@ -2,8 +2,8 @@
  * The price rules: from a validated input to an upstream cost in exact integer arithmetic, then kasir's margin,
  * rounded up once. Every rule quotes the ceiling of what the call can cost upstream.
  */
-import { countTokens } from 'gpt-tokenizer';
 import { choices, estimateInputTokens, outputTokenCeiling } from './chat-tokens.js';
+import { countTokens, type TokenCounter } from './tokenizer.js';
 import type { DurationSpec, JsonSchema, PriceRule, RateTable } from './types.js';
 
 /** The cheapest call kasir sells ($0.0001): smaller quotes are raised to it. */
@@ -203,8 +203,14 @@ function videoPixels(rule: Extract<PriceRule, { kind: 'video_tokens' }>, input: 
  * - per_character: characters × rate / per
  * - per_minute: ceil(seconds / 60) × rate / per (seconds = declared input audio length, else its ceiling)
  * - chat_tokens: (input tokens × input rate + max output tokens × n × output rate) / 1M
+ * Tokens are counted with `counter`, the tokenizer unless the caller prices at a bound.
  */
-export function evaluateRule(rule: PriceRule, input: Input, props: Props): RuleQuote {
+export function evaluateRule(
+  rule: PriceRule,
+  input: Input,
+  props: Props,
+  counter: TokenCounter = countTokens,
+): RuleQuote {
   switch (rule.kind) {
     case 'flat':
       return {
@@ -219,7 +225,7 @@ export function evaluateRule(rule: PriceRule, input: Input, props: Props): RuleQ
       for (const extra of rule.extras ?? []) {
         const value = input[extra.field];
         if (extra.kind === 'prompt_tokens' && typeof value === 'string' && value.length > 0) {
-          cost = add(cost, frac(BigInt(countTokens(value)) * BigInt(extra.ratePer1M), ONE_MILLION));
+          cost = add(cost, frac(BigInt(counter(value)) * BigInt(extra.ratePer1M), ONE_MILLION));
         } else if (extra.kind === 'per_item' && Array.isArray(value)) {
           cost = add(cost, frac(value.length * extra.rate));
         }
@@ -280,7 +286,7 @@ export function evaluateRule(rule: PriceRule, input: Input, props: Props): RuleQ
       };
     }
     case 'chat_tokens': {
-      const inputTokens = estimateInputTokens(input);
+      const inputTokens = estimateInputTokens(input, counter);
       const outputTokens = outputTokenCeiling(input) * choices(input);
       const long =
         rule.longContext && inputTokens > rule.longContext.aboveTokens ? rule.longContext : undefined;

@@ -60,19 +60,22 @@ function createAjv(coerceTypes: boolean): Ajv {
  * types first (so `duration=5` is the number 5 where the schema says number, and stays "5" where it says string).
  */
 export class Validators {
-  private readonly strict = createAjv(false);
-  private readonly coercing = createAjv(true);
+  // Each compiler is made on its first schema: many processes never coerce a query string.
+  private strict: Ajv | undefined;
+  private coercing: Ajv | undefined;
   // Identical schemas (every chat model of one shape) share one compiled function.
   private readonly strictBySchema = new Map<string, ValidateFunction>();
   private readonly coercingBySchema = new Map<string, ValidateFunction>();
 
   /** Compiles a schema for JSON bodies; throws ajv's message when the schema itself is bad. */
   compile(schema: JsonSchema): ValidateFunction {
+    this.strict ??= createAjv(false);
     return this.cached(this.strict, this.strictBySchema, schema);
   }
 
   /** Compiles (once, on first use) the coercing variant of a schema, for query parameters. */
   compileCoercing(schema: JsonSchema): ValidateFunction {
+    this.coercing ??= createAjv(true);
     return this.cached(this.coercing, this.coercingBySchema, schema);
   }
 

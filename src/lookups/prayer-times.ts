@@ -107,9 +107,11 @@ export function describeMethod(id: PrayerMethodId): MethodDescription {
   };
 }
 
-const hijriMonth = new Intl.DateTimeFormat('en-u-ca-islamic-umalqura', { timeZone: 'UTC', month: 'numeric' });
+// Made on first use: a process's first Intl formatter loads several MB of ICU data, which most never need.
+let hijriMonth: Intl.DateTimeFormat | undefined;
 
 function isRamadan(date: CalendarDate): boolean {
+  hijriMonth ??= new Intl.DateTimeFormat('en-u-ca-islamic-umalqura', { timeZone: 'UTC', month: 'numeric' });
   return hijriMonth.format(new Date(Date.UTC(date.year, date.month - 1, date.day, 12))) === '9';
 }
 

@@ -717,7 +717,13 @@ const terbilangRoute = createRoute({
   },
 });
 
-const idFormat = new Intl.NumberFormat('id-ID');
+// Made on first use: a process's first Intl formatter loads several MB of ICU data, which most never need.
+let idFormat: Intl.NumberFormat | undefined;
+
+function formatIndonesian(value: bigint): string {
+  idFormat ??= new Intl.NumberFormat('id-ID');
+  return idFormat.format(value);
+}
 
 function mountTerbilang(app: OpenAPIHono<AppEnv>): void {
   app.openapi(terbilangRoute, (c) => {
@@ -733,7 +739,7 @@ function mountTerbilang(app: OpenAPIHono<AppEnv>): void {
     return c.json(
       {
         number: Number(value),
-        formatted: idFormat.format(value),
+        formatted: formatIndonesian(value),
         terbilang: terbilang(value),
         rupiah: rupiahPhrase(value, letterCase),
       },

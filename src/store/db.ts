@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -18,12 +18,17 @@ export type Db =
   | { kind: 'sqlite'; kysely: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
   | { kind: 'postgres'; kysely: Kysely<Database>; pool: pg.Pool; close(): Promise<void> };
 
-// int8 (bigint) and numeric come back from pg as strings; money and sizes are safe integers, so read them as numbers.
-pg.types.setTypeParser(20, (v) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n)) throw new Error(`integer ${v} exceeds the safe range`);
-  return n;
-});
+/** pg, imported only when the database is PostgreSQL (a SQLite deployment never loads it). */
+async function loadPg(): Promise<typeof pg> {
+  const { default: pg } = await import('pg');
+  // int8 (bigint) and numeric come back from pg as strings; money and sizes are safe integers, so read them as numbers.
+  pg.types.setTypeParser(20, (v) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n)) throw new Error(`integer ${v} exceeds the safe range`);
+    return n;
+  });
+  return pg;
+}
 
 /**
  * Opens the configured database and brings its schema up to date.
@@ -41,7 +46,8 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     db = { kind: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
   } else {
-    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    const { Pool } = await loadPg();
+    const pool = new Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
     // An idle client dying (server restart, failover) must not crash the process: the pool replaces it, and
     // queries in flight fail on their own and are answered as errors.
     pool.on('error', () => {});
