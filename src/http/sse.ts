@@ -6,7 +6,8 @@ import type { AppEnv } from './env.js';
 export interface SseSink {
   /** Resolves when the bytes are handed to the socket (waits on back-pressure); false if the caller is gone. */
   write(bytes: Buffer): Promise<boolean>;
-  end(): void;
+  /** Ends the response; `last` bytes, if any, go out together with the end. */
+  end(last?: Buffer): void;
   readonly closed: boolean;
   /** Called once if the caller disconnects before end(). */
   onDisconnect(listener: () => void): void;
@@ -21,7 +22,9 @@ export const SSE_HEADERS = {
 } as const;
 
 export function openSse(c: Context<AppEnv>, headers: Record<string, string>): SseSink {
-  const all = { ...SSE_HEADERS, ...headers, 'x-request-id': c.get('requestId') };
+  // Object.assign rather than a spread with more keys after it, which V8 builds one key at a time.
+  const all: Record<string, string> = Object.assign({}, SSE_HEADERS, headers);
+  all['x-request-id'] = c.get('requestId');
   const listeners: Array<() => void> = [];
   let ended = false;
   let closed = false;
@@ -33,8 +36,8 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
   const outgoing = c.env?.outgoing;
 
   if (outgoing) {
+    // The status and headers are not flushed on their own: they leave with the first frames, in one send.
     outgoing.writeHead(200, all);
-    outgoing.flushHeaders();
     outgoing.on('close', disconnect);
     return {
       get closed() {
@@ -42,12 +45,11 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
       },
       async write(bytes) {
         if (closed || outgoing.destroyed) return false;
-        // Frames that arrive in the same tick (one upstream chunk often carries several) go out in one syscall.
-        if (!outgoing.writableCorked) {
-          outgoing.cork();
-          process.nextTick(() => outgoing.uncork());
-        }
-        if (outgoing.write(bytes)) return true;
+        const flowing = outgoing.write(bytes);
+        // Node holds a response's writes until the next tick to send them together. The frames of one
+        // upstream read already come as one write, so they leave now rather than after the tick's other work.
+        outgoing.uncork();
+        if (flowing) return true;
         await new Promise<void>((resolve) => {
           const done = () => {
             outgoing.off('drain', done);
@@ -59,9 +61,11 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
         });
         return !closed;
       },
-      end() {
+      end(last) {
         ended = true;
-        if (!outgoing.destroyed) outgoing.end();
+        if (outgoing.destroyed) return;
+        if (last && !closed) outgoing.end(last);
+        else outgoing.end();
       },
       onDisconnect: (l) => listeners.push(l),
       response: RESPONSE_ALREADY_SENT,
@@ -84,10 +88,13 @@ export function openSse(c: Context<AppEnv>, headers: Record<string, string>): Ss
       controller?.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       return true;
     },
-    end() {
+    end(last) {
       if (ended) return;
       ended = true;
-      if (!closed) controller?.close();
+      if (!closed) {
+        if (last) controller?.enqueue(new Uint8Array(last.buffer, last.byteOffset, last.byteLength));
+        controller?.close();
+      }
       closed = true;
     },
     onDisconnect: (l) => listeners.push(l),

@@ -48,9 +48,13 @@ function closingFrame(
  * The quote assumed that ceiling (1024 when the caller gave none), so the upstream must never produce more.
  */
 export function upstreamBody(entry: ModelEntry, input: Record<string, unknown>): Record<string, unknown> {
-  const { max_tokens: _a, max_completion_tokens: _b, ...rest } = input;
-  const field = entry.chat?.outputLimitField ?? 'max_tokens';
-  return { ...rest, [field]: outputTokenCeiling(input) };
+  // Copied key by key: a rest spread followed by a computed key is built by V8 one key at a time, every call.
+  const body: Record<string, unknown> = {};
+  for (const key of Object.keys(input)) {
+    if (key !== 'max_tokens' && key !== 'max_completion_tokens') body[key] = input[key];
+  }
+  body[entry.chat?.outputLimitField ?? 'max_tokens'] = outputTokenCeiling(input);
+  return body;
 }
 
 export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {

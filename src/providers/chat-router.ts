@@ -1,4 +1,5 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
+import { deferredStream } from './deferred-stream.js';
 import {
   type CallContext,
   type ChatCompletion,
@@ -107,25 +108,18 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       return run(targets, ctx, (target) => target.provider.complete({ ...body, model: target.model }, ctx));
     },
 
-    async *stream(targets, body, ctx) {
-      // An attempt succeeds once its stream has produced its first event; the rest is relayed as is.
-      const { iterator, first } = await run(targets, ctx, async (target) => {
-        const iterator = target.provider
-          .stream({ ...body, model: target.model }, ctx)
-          [Symbol.asyncIterator]();
-        const first = await iterator.next();
-        return { iterator, first };
-      });
-      try {
-        let step = first;
-        while (!step.done) {
-          yield step.value;
-          step = await iterator.next();
-        }
-      } finally {
-        // The consumer stopped early (client gone): close the upstream stream too.
-        await iterator.return?.();
-      }
+    stream(targets, body, ctx) {
+      // An attempt succeeds once its stream has produced its first event. The rest is the chosen
+      // stream's own, step by step (no re-yielding layer), and stopping early closes it.
+      return deferredStream(() =>
+        run(targets, ctx, async (target) => {
+          const iterator = target.provider
+            .stream({ ...body, model: target.model }, ctx)
+            [Symbol.asyncIterator]();
+          const first = await iterator.next();
+          return { iterator, first };
+        }),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 /** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
 import { type Dispatcher, Pool } from 'undici';
-import { sseFrames } from './sse.js';
+import { sseFrameGroups } from './sse.js';
 import { UpstreamError } from './types.js';
 
 /** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
@@ -48,8 +48,8 @@ const MESSAGE_LIMIT = 500;
 const TRAILER_LIMIT = 64 * 1024;
 
 export interface StreamedFrames {
-  /** The SSE frames of the body, as they arrive. */
-  frames: AsyncGenerator<Buffer>;
+  /** The SSE frames of the body as they arrive, in the groups they arrived in (see sseFrameGroups). */
+  groups: AsyncGenerator<Buffer[]>;
   /**
    * Call once, when done with the body. After a clean end the rest is read in the background (bounded,
    * and by the body timeout) so the connection goes back to the pool without holding up the caller;
@@ -62,7 +62,7 @@ export interface StreamedFrames {
 export function streamedFrames(res: UpstreamResponse): StreamedFrames {
   const body = res.body;
   return {
-    frames: sseFrames(body.iterator({ destroyOnReturn: false })),
+    groups: sseFrameGroups(body.iterator({ destroyOnReturn: false })),
     release(clean) {
       if (body.readableEnded || body.destroyed) return;
       // Destroying an undici body emits an AbortError; with no listener that would be an uncaught

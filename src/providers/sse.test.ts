@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  hasObjectKey,
+  joinFrames,
   MAX_FRAME_BYTES,
+  objectKeyAt,
   readSseFrame,
   SseFrameSplitter,
   singleDataLine,
-  sseFrames,
+  sseFrameGroups,
 } from './sse.js';
 
 const text = (frames: Buffer[]) => frames.map((f) => f.toString('utf8'));
@@ -60,11 +61,46 @@ describe('SseFrameSplitter', () => {
       yield Buffer.from('data: 1\n\ndata: [DONE]\n');
     }
     const frames: Buffer[] = [];
-    for await (const frame of sseFrames(body())) frames.push(frame);
+    for await (const group of sseFrameGroups(body())) frames.push(...group);
     expect(text(frames)).toEqual(['data: 1\n\n', 'data: [DONE]\n']);
     const splitter = new SseFrameSplitter();
     splitter.push(Buffer.from('data: 1\n\n\n'));
     expect(splitter.flush()).toBeUndefined();
+  });
+});
+
+describe('sseFrameGroups', () => {
+  it('yields the frames each chunk completed together, and nothing for a chunk that completed none', async () => {
+    async function* body() {
+      yield Buffer.from('data: 1\n\ndata: 2\n\ndata: 3');
+      yield Buffer.from(' still 3');
+      yield Buffer.from('\n\ndata: 4\n\n');
+    }
+    const groups: string[][] = [];
+    for await (const group of sseFrameGroups(body())) groups.push(text(group));
+    expect(groups).toEqual([
+      ['data: 1\n\n', 'data: 2\n\n'],
+      ['data: 3 still 3\n\n', 'data: 4\n\n'],
+    ]);
+  });
+});
+
+describe('joinFrames', () => {
+  it('joins frames that are adjacent in one chunk as a view of that chunk, without copying', () => {
+    const chunk = Buffer.from('data: 1\n\n: skipped\n\ndata: 2\n\ndata: 3\n\n');
+    const [one, skipped, two, three] = new SseFrameSplitter().push(chunk);
+    const joined = joinFrames([two as Buffer, three as Buffer]);
+    expect(joined.toString()).toBe('data: 2\n\ndata: 3\n\n');
+    expect(joined.buffer).toBe(chunk.buffer);
+    expect(joined.byteOffset).toBe(two?.byteOffset);
+    expect(skipped?.toString()).toBe(': skipped\n\n');
+    expect(joinFrames([one as Buffer, two as Buffer]).toString()).toBe('data: 1\n\ndata: 2\n\n');
+  });
+
+  it('copies frames from different chunks together, in order', () => {
+    const joined = joinFrames([Buffer.from('data: a\n\n'), Buffer.from('data: b\n\n')]);
+    expect(joined.toString()).toBe('data: a\n\ndata: b\n\n');
+    expect(joinFrames([Buffer.from('data: a\n\n')]).toString()).toBe('data: a\n\n');
   });
 });
 
@@ -98,14 +134,22 @@ describe('readSseFrame', () => {
   });
 });
 
-describe('hasObjectKey', () => {
-  const usage = Buffer.from('"usage"');
+describe('objectKeyAt', () => {
+  const usage = 'usage';
   it('finds a key followed by an object, with any spacing', () => {
-    expect(hasObjectKey(Buffer.from('{"choices":[],"usage" : {"prompt_tokens":1}}'), usage)).toBe(true);
+    expect(objectKeyAt(Buffer.from('{"choices":[],"usage" : {"prompt_tokens":1}}'), usage)).toBe(14);
   });
   it('ignores null values, escaped text and plain string values', () => {
-    expect(hasObjectKey(Buffer.from('{"usage":null}'), usage)).toBe(false);
-    expect(hasObjectKey(Buffer.from('{"content":"the \\"usage\\": {"}'), usage)).toBe(false);
-    expect(hasObjectKey(Buffer.from('{"content":"usage","usage":null}'), usage)).toBe(false);
+    expect(objectKeyAt(Buffer.from('{"usage":null}'), usage)).toBe(-1);
+    expect(objectKeyAt(Buffer.from('{"content":"the \\"usage\\": {"}'), usage)).toBe(-1);
+    expect(objectKeyAt(Buffer.from('{"content":"usage","usage":null}'), usage)).toBe(-1);
+  });
+  it('searches from the given index on, so one search can walk several frames', () => {
+    const frames = Buffer.from(
+      'data: {"usage":{"a":1}}\n\ndata: {"usage":null}\n\ndata: {"usage":{"b":2}}\n\n',
+    );
+    const first = objectKeyAt(frames, usage);
+    expect(first).toBe(7);
+    expect(objectKeyAt(frames, usage, first + 1)).toBe(frames.indexOf('"usage":{"b"'));
   });
 });

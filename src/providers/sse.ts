@@ -22,8 +22,10 @@ export class SseFrameSplitter {
     const frames: Buffer[] = [];
     let start = 0;
     let from = this.pending ? this.resumeAt : 0;
+    // Most upstreams never send a CR: one scan per chunk, instead of one per frame, says so.
+    const lfOnly = buf.indexOf(CR, from) < 0;
     for (;;) {
-      const end = frameEnd(buf, Math.max(start, from));
+      const end = frameEnd(buf, Math.max(start, from), lfOnly);
       if (end < 0) break;
       frames.push(buf.subarray(start, end));
       start = end;
@@ -53,10 +55,15 @@ export class SseFrameSplitter {
   }
 }
 
-/** Index just past the first blank line at or after `from` (LF, CRLF or CR line endings), or -1. */
-function frameEnd(buf: Buffer, from: number): number {
-  const lf = buf.indexOf('\n\n', from, 'latin1');
-  if (buf.indexOf(CR, from) < 0) return lf < 0 ? -1 : lf + 2;
+/**
+ * Index just past the first blank line at or after `from` (LF, CRLF or CR line endings), or -1.
+ * `lfOnly`: the caller knows there is no CR at or after `from`.
+ */
+function frameEnd(buf: Buffer, from: number, lfOnly: boolean): number {
+  // A search for a single byte is far cheaper than one for "\n\n", and a one-line frame has no other LF.
+  let lf = buf.indexOf(LF, from);
+  while (lf >= 0 && buf[lf + 1] !== LF) lf = buf.indexOf(LF, lf + 1);
+  if (lfOnly) return lf < 0 ? -1 : lf + 2;
   const ends = [lf < 0 ? -1 : lf + 2];
   const crlf = buf.indexOf('\r\n\r\n', from, 'latin1');
   ends.push(crlf < 0 ? -1 : crlf + 4);
@@ -66,14 +73,38 @@ function frameEnd(buf: Buffer, from: number): number {
   return found.length ? Math.min(...found) : -1;
 }
 
-/** Yields the SSE frames of a byte stream as they complete. */
-export async function* sseFrames(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+/**
+ * Yields the SSE frames of a byte stream, grouped as they arrived: one group per received chunk that
+ * completed at least one frame. A relay forwards a group as one write, and pays for one async step per
+ * network read rather than one per frame.
+ */
+export async function* sseFrameGroups(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer[]> {
   const splitter = new SseFrameSplitter();
   for await (const chunk of body) {
-    for (const frame of splitter.push(chunk)) yield frame;
+    const frames = splitter.push(chunk);
+    if (frames.length > 0) yield frames;
   }
   const last = splitter.flush();
-  if (last) yield last;
+  if (last) yield [last];
+}
+
+/**
+ * The frames' bytes as one buffer. Frames cut from one chunk and kept in order are adjacent views of the
+ * same memory, so the usual case (a run of frames passed through untouched) is one view of the received
+ * chunk, without a copy; anything else (a dropped or rewritten frame in between) is copied together.
+ */
+export function joinFrames(frames: Buffer[]): Buffer {
+  const [first] = frames;
+  if (!first) return Buffer.alloc(0);
+  if (frames.length === 1) return first;
+  let end = first.byteOffset;
+  let adjacent = true;
+  for (const frame of frames) {
+    adjacent &&= frame.buffer === first.buffer && frame.byteOffset === end;
+    end += frame.length;
+  }
+  const length = end - first.byteOffset;
+  return adjacent ? Buffer.from(first.buffer, first.byteOffset, length) : Buffer.concat(frames, length);
 }
 
 /**
@@ -83,7 +114,7 @@ export async function* sseFrames(body: AsyncIterable<Buffer>): AsyncGenerator<Bu
 export function singleDataLine(frame: Buffer): Buffer | undefined {
   const len = frame.length;
   if (len < DATA_PREFIX.length + 2 || frame[len - 1] !== LF || frame[len - 2] !== LF) return undefined;
-  if (frame.compare(DATA_PREFIX, 0, DATA_PREFIX.length, 0, DATA_PREFIX.length) !== 0) return undefined;
+  for (let i = 0; i < DATA_PREFIX.length; i++) if (frame[i] !== DATA_PREFIX[i]) return undefined;
   const firstLf = frame.indexOf(LF, DATA_PREFIX.length);
   if (firstLf !== len - 2 || frame.indexOf(CR, DATA_PREFIX.length) >= 0) return undefined;
   return frame.subarray(DATA_PREFIX.length, len - 2);
@@ -113,21 +144,46 @@ export function readSseFrame(frame: Buffer): SseEvent {
 }
 
 /**
- * True when the JSON text has the key `"name"` followed by an object (`"name": {`). Lets the stream reader
- * parse only the few frames that carry usage or an error; a JSON string can only contain `"name"` with its
- * quotes escaped, so a match is always a key or a string value equal to the name.
+ * The JSON object an SSE frame carries in its data, or undefined for a frame without data (a comment, a
+ * keep-alive). `notJson` builds the error for data that does not parse.
  */
-export function hasObjectKey(json: Buffer, quotedName: Buffer): boolean {
-  let at = json.indexOf(quotedName);
-  while (at >= 0) {
-    let i = at + quotedName.length;
-    while (json[i] === 0x20 || json[i] === LF || json[i] === CR || json[i] === 0x09) i++;
-    if (json[i] === 0x3a /* : */) {
-      i++;
-      while (json[i] === 0x20 || json[i] === LF || json[i] === CR || json[i] === 0x09) i++;
-      if (json[i] === 0x7b /* { */) return true;
-    }
-    at = json.indexOf(quotedName, at + quotedName.length);
+export function jsonFrame(frame: Buffer, notJson: () => Error): Record<string, unknown> | undefined {
+  const { data } = readSseFrame(frame);
+  if (data === undefined) return undefined;
+  try {
+    return JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    throw notJson();
   }
-  return false;
+}
+
+/** `name"` per key name: the search leaves out the opening quote, the most common byte in JSON. */
+const keyNeedles = new Map<string, Buffer>();
+
+/**
+ * Where, at or after `from`, the JSON text has the key `"name"` followed by an object (`"name": {`); -1 if
+ * nowhere. Lets the stream reader parse only the few frames that carry usage or an error, with one search
+ * over everything that arrived together; a JSON string can only contain `"name"` with its quotes escaped,
+ * so a match is always a key or a string value equal to the name.
+ */
+export function objectKeyAt(json: Buffer, name: string, from = 0): number {
+  let needle = keyNeedles.get(name);
+  if (!needle) {
+    needle = Buffer.from(`${name}"`);
+    keyNeedles.set(name, needle);
+  }
+  let at = json.indexOf(needle, from + 1);
+  while (at >= 0) {
+    let i = at + needle.length;
+    if (json[at - 1] === 0x22 /* " */) {
+      while (json[i] === 0x20 || json[i] === LF || json[i] === CR || json[i] === 0x09) i++;
+      if (json[i] === 0x3a /* : */) {
+        i++;
+        while (json[i] === 0x20 || json[i] === LF || json[i] === CR || json[i] === 0x09) i++;
+        if (json[i] === 0x7b /* { */) return at - 1;
+      }
+    }
+    at = json.indexOf(needle, i);
+  }
+  return -1;
 }

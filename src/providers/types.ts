@@ -53,7 +53,11 @@ export interface ChatCompletion {
 
 /** One piece of a streamed answer. */
 export type ChatStreamEvent =
-  /** A complete SSE frame (`data: {chat.completion.chunk}\n\n`) in the common wire format, to forward as is. */
+  /**
+   * Complete SSE frames (`data: {chat.completion.chunk}\n\n`), one or more, in the common wire format, to
+   * forward as they are. A relay may hand over everything one network read completed at once (one write
+   * downstream rather than one per frame), but never holds a frame back for a later read.
+   */
   | { type: 'frame'; bytes: Buffer }
   /** The upstream finished cleanly; carries the real usage and the ids to stamp on kasir's final chunk. */
   | { type: 'end'; usage: ChatUsage; id: string; model: string; created: number };

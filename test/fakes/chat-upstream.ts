@@ -19,6 +19,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SseFrameSplitter } from '../../src/providers/sse.js';
 import type { ChatStreamEvent } from '../../src/providers/types.js';
 
 export interface FakeToolCall {
@@ -294,7 +295,7 @@ export interface ParsedChunk {
 }
 
 export interface ReadChatStream {
-  /** Every frame's bytes, as the adapter yielded them. */
+  /** Every frame's bytes, as the adapter yielded them (an event may carry several frames). */
   frames: Buffer[];
   chunks: ParsedChunk[];
   /** The content deltas joined. */
@@ -302,7 +303,10 @@ export interface ReadChatStream {
   end: Extract<ChatStreamEvent, { type: 'end' }> | undefined;
 }
 
-/** Reads an adapter's stream to its end (rejects with the adapter's error). */
+/**
+ * Reads an adapter's stream to its end (rejects with the adapter's error). Every frame event must hold
+ * whole `data: {chunk}` frames only.
+ */
 export async function readChatStream(stream: AsyncIterable<ChatStreamEvent>): Promise<ReadChatStream> {
   const result: ReadChatStream = { frames: [], chunks: [], text: '', end: undefined };
   for await (const event of stream) {
@@ -312,12 +316,18 @@ export async function readChatStream(stream: AsyncIterable<ChatStreamEvent>): Pr
       continue;
     }
     if (result.end) throw new Error('a frame after the end event');
-    result.frames.push(event.bytes);
-    const text = event.bytes.toString('utf8');
-    if (!text.startsWith('data: ') || !text.endsWith('\n\n')) throw new Error(`not one SSE frame: ${text}`);
-    const chunk = JSON.parse(text.slice(6, -2)) as ParsedChunk;
-    result.chunks.push(chunk);
-    result.text += chunk.choices.map((c) => c.delta.content ?? '').join('');
+    const splitter = new SseFrameSplitter();
+    const frames = splitter.push(event.bytes);
+    if (frames.length === 0 || splitter.flush() !== undefined)
+      throw new Error(`not whole SSE frames: ${event.bytes.toString('utf8')}`);
+    for (const frame of frames) {
+      result.frames.push(frame);
+      const text = frame.toString('utf8');
+      if (!text.startsWith('data: ') || !text.endsWith('\n\n')) throw new Error(`not one SSE frame: ${text}`);
+      const chunk = JSON.parse(text.slice(6, -2)) as ParsedChunk;
+      result.chunks.push(chunk);
+      result.text += chunk.choices.map((c) => c.delta.content ?? '').join('');
+    }
   }
   return result;
 }

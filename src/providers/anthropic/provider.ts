@@ -1,4 +1,5 @@
 /** Chat adapter for Anthropic's Messages API. */
+import { deferredStream } from '../deferred-stream.js';
 import { UpstreamClient, type UpstreamPools } from '../http.js';
 import type { ChatProvider } from '../types.js';
 import { toAnthropicRequest } from './request.js';
@@ -35,15 +36,17 @@ export function createAnthropicProvider(options: AnthropicOptions): ChatProvider
       return fromAnthropicMessage(answer, name, String(body.model));
     },
 
-    async *stream(body, ctx) {
-      const request = { ...toAnthropicRequest(body), stream: true };
-      const res = await client.post(
-        '/v1/messages',
-        request,
-        { ...headers, accept: 'text/event-stream' },
-        ctx.signal,
-      );
-      yield* translateAnthropicStream(res, client, ctx.signal);
+    stream(body, ctx) {
+      return deferredStream(async () => {
+        const request = { ...toAnthropicRequest(body), stream: true };
+        const res = await client.post(
+          '/v1/messages',
+          request,
+          { ...headers, accept: 'text/event-stream' },
+          ctx.signal,
+        );
+        return { iterator: translateAnthropicStream(res, client, ctx.signal) };
+      });
     },
   };
 }

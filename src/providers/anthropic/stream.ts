@@ -1,7 +1,7 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
-import { readSseFrame } from '../sse.js';
+import { jsonFrame } from '../sse.js';
 import { type ChatStreamEvent, UpstreamError } from '../types.js';
 import { finishReasonOf, usageFromAnthropic } from './response.js';
 
@@ -21,7 +21,7 @@ export async function* translateAnthropicStream(
   /** message_start reports output_tokens 1; the real count comes with message_delta. */
   let sawFinalOutput = false;
   let forwarded = 0;
-  const { frames, release } = streamedFrames(res);
+  const { groups, release } = streamedFrames(res);
   let clean = false;
   /** Anthropic numbers every content block; tool calls are numbered among tool calls only. */
   const toolIndexOfBlock = new Map<number, number>();
@@ -31,98 +31,94 @@ export async function* translateAnthropicStream(
     });
 
   try {
-    for await (const frame of frames) {
-      const { data } = readSseFrame(frame);
-      if (data === undefined) continue;
-      let event: JsonObject;
-      try {
-        event = JSON.parse(data) as JsonObject;
-      } catch {
-        throw fail('sent a stream event that is not JSON');
-      }
-      let out: Buffer | undefined;
-      switch (event.type) {
-        case 'message_start': {
-          const message = (event.message ?? {}) as JsonObject;
-          identity = {
-            id: typeof message.id === 'string' ? message.id : 'msg_unknown',
-            created: nowSeconds(),
-            model: typeof message.model === 'string' ? message.model : 'unknown',
-          };
-          rawUsage = { ...((message.usage as JsonObject | undefined) ?? {}) };
-          out = chunkFrame(identity, { role: 'assistant', content: '' });
-          break;
-        }
-        case 'content_block_start': {
-          const block = (event.content_block ?? {}) as JsonObject;
-          if (block.type === 'tool_use') {
-            const toolIndex = toolIndexOfBlock.size;
-            toolIndexOfBlock.set(Number(event.index), toolIndex);
-            out = chunkFrame(started(identity), {
-              tool_calls: [
-                {
-                  index: toolIndex,
-                  id: String(block.id),
-                  type: 'function',
-                  function: { name: String(block.name), arguments: '' },
-                },
-              ],
-            });
-          } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
-            out = chunkFrame(started(identity), { content: block.text });
+    for await (const group of groups) {
+      for (const frame of group) {
+        const event = jsonFrame(frame, () => fail('sent a stream event that is not JSON'));
+        if (!event) continue;
+        let out: Buffer | undefined;
+        switch (event.type) {
+          case 'message_start': {
+            const message = (event.message ?? {}) as JsonObject;
+            identity = {
+              id: typeof message.id === 'string' ? message.id : 'msg_unknown',
+              created: nowSeconds(),
+              model: typeof message.model === 'string' ? message.model : 'unknown',
+            };
+            rawUsage = { ...((message.usage as JsonObject | undefined) ?? {}) };
+            out = chunkFrame(identity, { role: 'assistant', content: '' });
+            break;
           }
-          break;
-        }
-        case 'content_block_delta': {
-          const delta = (event.delta ?? {}) as JsonObject;
-          if (delta.type === 'text_delta' && typeof delta.text === 'string') {
-            out = chunkFrame(started(identity), { content: delta.text });
-          } else if (
-            delta.type === 'input_json_delta' &&
-            typeof delta.partial_json === 'string' &&
-            delta.partial_json
-          ) {
-            const index = toolIndexOfBlock.get(Number(event.index));
-            if (index === undefined) throw fail('sent tool input for a block that is not a tool call');
-            out = chunkFrame(started(identity), {
-              tool_calls: [{ index, function: { arguments: delta.partial_json } }],
-            });
-          } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-            out = chunkFrame(started(identity), { reasoning_content: delta.thinking });
+          case 'content_block_start': {
+            const block = (event.content_block ?? {}) as JsonObject;
+            if (block.type === 'tool_use') {
+              const toolIndex = toolIndexOfBlock.size;
+              toolIndexOfBlock.set(Number(event.index), toolIndex);
+              out = chunkFrame(started(identity), {
+                tool_calls: [
+                  {
+                    index: toolIndex,
+                    id: String(block.id),
+                    type: 'function',
+                    function: { name: String(block.name), arguments: '' },
+                  },
+                ],
+              });
+            } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
+              out = chunkFrame(started(identity), { content: block.text });
+            }
+            break;
           }
-          break;
+          case 'content_block_delta': {
+            const delta = (event.delta ?? {}) as JsonObject;
+            if (delta.type === 'text_delta' && typeof delta.text === 'string') {
+              out = chunkFrame(started(identity), { content: delta.text });
+            } else if (
+              delta.type === 'input_json_delta' &&
+              typeof delta.partial_json === 'string' &&
+              delta.partial_json
+            ) {
+              const index = toolIndexOfBlock.get(Number(event.index));
+              if (index === undefined) throw fail('sent tool input for a block that is not a tool call');
+              out = chunkFrame(started(identity), {
+                tool_calls: [{ index, function: { arguments: delta.partial_json } }],
+              });
+            } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
+              out = chunkFrame(started(identity), { reasoning_content: delta.thinking });
+            }
+            break;
+          }
+          case 'message_delta': {
+            const usage = (event.usage ?? {}) as JsonObject;
+            if (typeof usage.output_tokens === 'number') sawFinalOutput = true;
+            // Newer API versions repeat the input counts here; the latest figure wins.
+            for (const [key, value] of Object.entries(usage))
+              if (typeof value === 'number') rawUsage[key] = value;
+            const delta = (event.delta ?? {}) as JsonObject;
+            out = chunkFrame(started(identity), {}, finishReasonOf(delta.stop_reason) ?? 'stop');
+            break;
+          }
+          case 'message_stop': {
+            const usage = usageFromAnthropic(rawUsage);
+            if (!sawFinalOutput || !usage) throw fail('ended its stream without usage');
+            clean = true;
+            yield { type: 'end', usage, ...started(identity) };
+            return;
+          }
+          case 'error': {
+            const error = (event.error ?? {}) as JsonObject;
+            const message = typeof error.message === 'string' ? error.message : 'no details';
+            throw fail(
+              `reported an error mid-stream (${String(error.type ?? 'error')}): ${message.slice(0, 500)}`,
+            );
+          }
+          default:
+            // ping, content_block_stop, signature and citation deltas carry nothing for the common format.
+            break;
         }
-        case 'message_delta': {
-          const usage = (event.usage ?? {}) as JsonObject;
-          if (typeof usage.output_tokens === 'number') sawFinalOutput = true;
-          // Newer API versions repeat the input counts here; the latest figure wins.
-          for (const [key, value] of Object.entries(usage))
-            if (typeof value === 'number') rawUsage[key] = value;
-          const delta = (event.delta ?? {}) as JsonObject;
-          out = chunkFrame(started(identity), {}, finishReasonOf(delta.stop_reason) ?? 'stop');
-          break;
+        if (out) {
+          yield { type: 'frame', bytes: out };
+          forwarded++;
         }
-        case 'message_stop': {
-          const usage = usageFromAnthropic(rawUsage);
-          if (!sawFinalOutput || !usage) throw fail('ended its stream without usage');
-          clean = true;
-          yield { type: 'end', usage, ...started(identity) };
-          return;
-        }
-        case 'error': {
-          const error = (event.error ?? {}) as JsonObject;
-          const message = typeof error.message === 'string' ? error.message : 'no details';
-          throw fail(
-            `reported an error mid-stream (${String(error.type ?? 'error')}): ${message.slice(0, 500)}`,
-          );
-        }
-        default:
-          // ping, content_block_stop, signature and citation deltas carry nothing for the common format.
-          break;
-      }
-      if (out) {
-        yield { type: 'frame', bytes: out };
-        forwarded++;
       }
     }
     throw fail('ended its stream before message_stop');

@@ -1,5 +1,6 @@
 /** Chat adapter for the Google Gemini API (generateContent / streamGenerateContent). */
 import type { JsonObject } from '../chat-format.js';
+import { deferredStream } from '../deferred-stream.js';
 import { UpstreamClient, type UpstreamPools } from '../http.js';
 import type { ChatProvider } from '../types.js';
 import { geminiModelId, toGeminiRequest } from './request.js';
@@ -51,14 +52,16 @@ export function createGeminiProvider(options: GeminiOptions): ChatProvider {
       return fromGeminiResponse(answer, name, geminiModelId(body));
     },
 
-    async *stream(body, ctx) {
-      const res = await client.post(
-        `${pathOf(body, 'streamGenerateContent')}?alt=sse`,
-        toGeminiRequest(body),
-        { ...headers, accept: 'text/event-stream' },
-        ctx.signal,
-      );
-      yield* translateGeminiStream(res, client, geminiModelId(body), ctx.signal);
+    stream(body, ctx) {
+      return deferredStream(async () => {
+        const res = await client.post(
+          `${pathOf(body, 'streamGenerateContent')}?alt=sse`,
+          toGeminiRequest(body),
+          { ...headers, accept: 'text/event-stream' },
+          ctx.signal,
+        );
+        return { iterator: translateGeminiStream(res, client, geminiModelId(body), ctx.signal) };
+      });
     },
   };
 }

@@ -7,7 +7,7 @@ import {
   nowSeconds,
 } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
-import { readSseFrame } from '../sse.js';
+import { jsonFrame } from '../sse.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
 
@@ -33,71 +33,67 @@ export async function* translateGeminiStream(
       beforeFirstByte: forwarded === 0,
     });
 
-  const { frames: upstreamFrames, release } = streamedFrames(res);
+  const { groups, release } = streamedFrames(res);
   try {
-    for await (const frame of upstreamFrames) {
-      const { data } = readSseFrame(frame);
-      if (data === undefined) continue;
-      let event: JsonObject;
-      try {
-        event = JSON.parse(data) as JsonObject;
-      } catch {
-        throw fail('sent a stream event that is not JSON');
-      }
-      if (event.error && typeof event.error === 'object') {
-        const message = (event.error as JsonObject).message;
-        throw fail(
-          `reported an error mid-stream: ${typeof message === 'string' ? message.slice(0, 500) : 'no details'}`,
-        );
-      }
-      const frames: Buffer[] = [];
-      identity ??= {
-        id: typeof event.responseId === 'string' ? event.responseId : newCompletionId(),
-        created: nowSeconds(),
-        model: typeof event.modelVersion === 'string' ? event.modelVersion : requestedModel,
-      };
-      let finishedHere = false;
-      const list = Array.isArray(event.candidates) ? (event.candidates as JsonObject[]) : [];
-      for (const [position, candidate] of list.entries()) {
-        const index = typeof candidate.index === 'number' ? candidate.index : position;
-        let state = candidates.get(index);
-        if (!state) {
-          state = { toolCalls: 0, finished: false };
-          candidates.set(index, state);
-          frames.push(chunkFrame(identity, { role: 'assistant', content: '' }, null, index));
+    for await (const group of groups) {
+      for (const frame of group) {
+        const event = jsonFrame(frame, () => fail('sent a stream event that is not JSON'));
+        if (!event) continue;
+        if (event.error && typeof event.error === 'object') {
+          const message = (event.error as JsonObject).message;
+          throw fail(
+            `reported an error mid-stream: ${typeof message === 'string' ? message.slice(0, 500) : 'no details'}`,
+          );
         }
-        const parts = partsOf(candidate);
-        if (parts.reasoning) {
-          frames.push(chunkFrame(identity, { reasoning_content: parts.reasoning }, null, index));
+        const frames: Buffer[] = [];
+        identity ??= {
+          id: typeof event.responseId === 'string' ? event.responseId : newCompletionId(),
+          created: nowSeconds(),
+          model: typeof event.modelVersion === 'string' ? event.modelVersion : requestedModel,
+        };
+        let finishedHere = false;
+        const list = Array.isArray(event.candidates) ? (event.candidates as JsonObject[]) : [];
+        for (const [position, candidate] of list.entries()) {
+          const index = typeof candidate.index === 'number' ? candidate.index : position;
+          let state = candidates.get(index);
+          if (!state) {
+            state = { toolCalls: 0, finished: false };
+            candidates.set(index, state);
+            frames.push(chunkFrame(identity, { role: 'assistant', content: '' }, null, index));
+          }
+          const parts = partsOf(candidate);
+          if (parts.reasoning) {
+            frames.push(chunkFrame(identity, { reasoning_content: parts.reasoning }, null, index));
+          }
+          if (parts.text) frames.push(chunkFrame(identity, { content: parts.text }, null, index));
+          for (const call of parts.toolCalls) {
+            const delta = { index: state.toolCalls++, ...call };
+            frames.push(chunkFrame(identity, { tool_calls: [delta] }, null, index));
+          }
+          const finish = finishReasonOf(candidate.finishReason, state.toolCalls > 0);
+          if (finish) {
+            state.finished = true;
+            finishedHere = true;
+            frames.push(chunkFrame(identity, {}, finish, index));
+          }
         }
-        if (parts.text) frames.push(chunkFrame(identity, { content: parts.text }, null, index));
-        for (const call of parts.toolCalls) {
-          const delta = { index: state.toolCalls++, ...call };
-          frames.push(chunkFrame(identity, { tool_calls: [delta] }, null, index));
-        }
-        const finish = finishReasonOf(candidate.finishReason, state.toolCalls > 0);
-        if (finish) {
-          state.finished = true;
+        if (list.length === 0 && (event.promptFeedback as JsonObject | undefined)?.blockReason) {
+          // The prompt itself was blocked: no candidate will come.
+          candidates.set(0, { toolCalls: 0, finished: true });
           finishedHere = true;
-          frames.push(chunkFrame(identity, {}, finish, index));
+          frames.push(
+            chunkFrame(identity, { role: 'assistant', content: '' }),
+            chunkFrame(identity, {}, 'content_filter'),
+          );
         }
-      }
-      if (list.length === 0 && (event.promptFeedback as JsonObject | undefined)?.blockReason) {
-        // The prompt itself was blocked: no candidate will come.
-        candidates.set(0, { toolCalls: 0, finished: true });
-        finishedHere = true;
-        frames.push(
-          chunkFrame(identity, { role: 'assistant', content: '' }),
-          chunkFrame(identity, {}, 'content_filter'),
-        );
-      }
-      // Early events carry partial usage (prompt counts only): a finishing event without usage voids it.
-      const eventUsage = usageFromGemini(event.usageMetadata);
-      if (eventUsage) usage = eventUsage;
-      else if (finishedHere) usage = undefined;
-      for (const bytes of frames) {
-        yield { type: 'frame', bytes };
-        forwarded++;
+        // Early events carry partial usage (prompt counts only): a finishing event without usage voids it.
+        const eventUsage = usageFromGemini(event.usageMetadata);
+        if (eventUsage) usage = eventUsage;
+        else if (finishedHere) usage = undefined;
+        for (const bytes of frames) {
+          yield { type: 'frame', bytes };
+          forwarded++;
+        }
       }
     }
   } catch (err) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';
 import { UpstreamClient, UpstreamPools, type UpstreamResponse } from '../http.js';
-import { type CallContext, type ChatProvider, UpstreamError } from '../types.js';
+import { type CallContext, type ChatProvider, type ChatStreamEvent, UpstreamError } from '../types.js';
 import { createOpenAiCompatibleProvider } from './provider.js';
 import { relayOpenAiStream } from './stream.js';
 
@@ -334,15 +334,14 @@ describe('relayOpenAiStream', () => {
     timeoutMs: 1_000,
     pools: new UpstreamPools(),
   });
-  const relay = (...chunks: string[]) =>
-    readChatStream(
-      relayOpenAiStream(
-        { body: Readable.from(chunks.map((c) => Buffer.from(c))) } as unknown as UpstreamResponse,
-        client,
-        'local-model',
-        new AbortController().signal,
-      ),
+  const relayed = (...chunks: string[]) =>
+    relayOpenAiStream(
+      { body: Readable.from(chunks.map((c) => Buffer.from(c))) } as unknown as UpstreamResponse,
+      client,
+      'local-model',
+      new AbortController().signal,
     );
+  const relay = (...chunks: string[]) => readChatStream(relayed(...chunks));
   const chunk = (content: string) =>
     JSON.stringify({
       id: 'c1',
@@ -363,6 +362,29 @@ describe('relayOpenAiStream', () => {
     expect(read.text).toBe('Hello!');
     expect(read.frames.map((f) => f.toString()).every((f) => /^data: \{.*\}\n\n$/.test(f))).toBe(true);
     expect(read.end).toMatchObject({ id: 'c1', model: 'm', created: 1, usage: { total_tokens: 5 } });
+  });
+
+  it('forwards what one read completed as one event, the upstream’s bytes, without the usage-only chunk', async () => {
+    const content = `data: ${chunk('Hel')}\n\ndata: ${chunk('lo')}\n\n`;
+    const events: ChatStreamEvent[] = [];
+    for await (const event of relayed(`${content}data: ${usage}\n\ndata: [DONE]\n\n`)) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['frame', 'end']);
+    expect(events[0]?.type === 'frame' && events[0].bytes.toString()).toBe(content);
+    expect(events[1]).toMatchObject({ id: 'c1', usage: { total_tokens: 5 } });
+  });
+
+  it('forwards the frames a read brought before an error event, then fails after the first byte', async () => {
+    const events: ChatStreamEvent[] = [];
+    const run = async () => {
+      const read = relayed(`data: ${chunk('Hi')}\n\nevent: error\ndata: {"error":{"message":"boom"}}\n\n`);
+      for await (const event of read) events.push(event);
+    };
+    await expect(run()).rejects.toMatchObject({
+      kind: 'upstream',
+      message: expect.stringContaining('boom'),
+      options: { beforeFirstByte: false },
+    });
+    expect(events.map((e) => e.type)).toEqual(['frame']);
   });
 
   it('fails when the stream ends without [DONE]', async () => {

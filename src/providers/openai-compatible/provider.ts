@@ -1,5 +1,6 @@
 /** Chat adapter for upstreams that speak the OpenAI wire format: OpenAI, OpenRouter, Together, Groq, DeepSeek, xAI, Ollama, vLLM. */
 import { type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
+import { deferredStream } from '../deferred-stream.js';
 import { UpstreamClient, type UpstreamPools } from '../http.js';
 import { type ChatCompletion, type ChatProvider, UpstreamError } from '../types.js';
 import { relayOpenAiStream, usageFrom } from './stream.js';
@@ -29,6 +30,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
     secret: options.apiKey,
   });
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+  const streamHeaders = { ...headers, accept: 'text/event-stream' };
 
   return {
     name: options.name,
@@ -44,17 +46,18 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
       return completionOf(answer, options.name, String(body.model));
     },
 
-    async *stream(body, ctx) {
-      const streamOptions =
-        body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {};
-      const request = { ...body, stream: true, stream_options: { ...streamOptions, include_usage: true } };
-      const res = await client.post(
-        '/chat/completions',
-        request,
-        { ...headers, accept: 'text/event-stream' },
-        ctx.signal,
-      );
-      yield* relayOpenAiStream(res, client, String(body.model), ctx.signal);
+    stream(body, ctx) {
+      return deferredStream(async () => {
+        const streamOptions =
+          body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {};
+        // Object.assign rather than a spread with more keys after it, which V8 builds one key at a time.
+        const request = Object.assign({}, body, {
+          stream: true,
+          stream_options: { ...streamOptions, include_usage: true },
+        });
+        const res = await client.post('/chat/completions', request, streamHeaders, ctx.signal);
+        return { iterator: relayOpenAiStream(res, client, String(body.model), ctx.signal) };
+      });
     },
   };
 }

@@ -1,18 +1,19 @@
-/** Relays an OpenAI-compatible SSE stream frame by frame, as the upstream's bytes, lifting out the usage. */
+/** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
-import { hasObjectKey, readSseFrame, singleDataLine } from '../sse.js';
+import { joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 
-const USAGE_KEY = Buffer.from('"usage"');
-const ERROR_KEY = Buffer.from('"error"');
 const DONE = '[DONE]';
 
+type EndEvent = Extract<ChatStreamEvent, { type: 'end' }>;
+
 /**
- * Yields each chunk frame as it arrives. Only frames that may carry usage or an error (found by a byte
- * search) and the first frame (for the ids) are parsed; the rest pass through untouched. The usage-only
- * final chunk is not forwarded: it becomes the `end` event, because kasir writes its own final chunk with
- * usage and cost. A stream that stops before `[DONE]` or without usage is a failure, never a clean end.
+ * Yields the chunk frames as they arrive: what one network read completed, as one event. Frames the relay
+ * leaves untouched — all but the usage-bearing one, usually — stay the upstream's bytes, and a run of them
+ * is one view of the received chunk. The usage-only final chunk is not forwarded: it becomes the `end`
+ * event, because kasir writes its own final chunk with usage and cost. A stream that stops before `[DONE]`
+ * or without usage is a failure, never a clean end.
  */
 export async function* relayOpenAiStream(
   res: UpstreamResponse,
@@ -20,57 +21,144 @@ export async function* relayOpenAiStream(
   requestedModel: string,
   signal: AbortSignal,
 ): AsyncGenerator<ChatStreamEvent> {
-  let identity: ChunkIdentity | undefined;
-  let usage: ChatUsage | undefined;
-  let forwarded = 0;
-  const { frames, release } = streamedFrames(res);
+  const reader = new OpenAiFrameReader(client, requestedModel);
+  const { groups, release } = streamedFrames(res);
   let clean = false;
-  const fail = (message: string) =>
-    new UpstreamError('upstream', client.redact(`${client.provider} ${message}`), {
-      beforeFirstByte: forwarded === 0,
-    });
   try {
-    for await (const frame of frames) {
-      const fast = singleDataLine(frame);
-      const slow = fast ? undefined : readSseFrame(frame);
-      if (slow?.event === 'error') throw fail(`sent an error event: ${messageOf(slow.data)}`);
-      const payload = fast ?? (slow?.data === undefined ? undefined : Buffer.from(slow.data));
-      if (payload === undefined) continue;
-      if (payload.length <= DONE.length + 2 && payload.toString('latin1').trim() === DONE) {
-        if (!usage) throw fail('ended its stream without usage');
-        const ids = identity ?? { id: newCompletionId(), created: nowSeconds(), model: requestedModel };
+    for await (const frames of groups) {
+      const read = reader.read(frames);
+      // Frames that came before a failure or the end, in the same read, still go first.
+      if (read.forward) yield { type: 'frame', bytes: read.forward };
+      if (read.failure) throw read.failure;
+      if (read.end) {
         clean = true;
-        yield { type: 'end', usage, ...ids };
+        yield read.end;
         return;
       }
-      let outgoing = fast ? frame : undefined;
-      if (!fast || !identity || hasObjectKey(payload, USAGE_KEY) || hasObjectKey(payload, ERROR_KEY)) {
-        const chunk = parseChunk(payload);
-        if (!chunk) throw fail('sent a stream chunk that is not JSON');
-        identity ??= identityOf(chunk, requestedModel);
-        if (chunk.error && typeof chunk.error === 'object') {
-          throw fail(`reported an error mid-stream: ${messageOf(JSON.stringify(chunk))}`);
-        }
-        const chunkUsage = usageFrom(chunk.usage);
-        if (chunkUsage) {
-          usage = chunkUsage;
-          if (Array.isArray(chunk.choices) && chunk.choices.length === 0) continue;
-          const { usage: _lifted, ...rest } = chunk;
-          outgoing = Buffer.from(`data: ${JSON.stringify(rest)}\n\n`);
-        } else if (!outgoing) {
-          outgoing = Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
-        }
-      }
-      if (!outgoing) continue;
-      yield { type: 'frame', bytes: outgoing };
-      forwarded++;
     }
-    throw fail('ended its stream before [DONE]');
+    throw reader.fail('ended its stream before [DONE]');
   } catch (err) {
-    throw client.failure(err, signal, forwarded === 0);
+    throw client.failure(err, signal, reader.forwarded === 0);
   } finally {
     release(clean);
   }
+}
+
+/** What the frames of one network read amount to; `forward` goes out before `failure` or `end`. */
+interface FramesRead {
+  forward?: Buffer;
+  failure?: unknown;
+  end?: EndEvent;
+}
+
+/**
+ * Reads OpenAI-compatible frames: decides per frame whether it passes through, is rewritten or is dropped,
+ * and keeps the ids and the usage for the end. Only frames that may carry usage or an error (found by a
+ * byte search over all the frames that arrived together) and the first frame (for the ids) are parsed.
+ */
+class OpenAiFrameReader {
+  /** Frames handed out for forwarding so far: none means a failure is still before the first byte. */
+  forwarded = 0;
+  private identity: ChunkIdentity | undefined;
+  private usage: ChatUsage | undefined;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly requestedModel: string,
+  ) {}
+
+  fail(message: string): UpstreamError {
+    return new UpstreamError('upstream', this.client.redact(`${this.client.provider} ${message}`), {
+      beforeFirstByte: this.forwarded === 0,
+    });
+  }
+
+  /** Reads frames in order until they run out, the stream ends (`[DONE]`) or a frame is a failure. */
+  read(frames: Buffer[]): FramesRead {
+    const forward: Buffer[] = [];
+    const read: FramesRead = {};
+    const span = joinFrames(frames);
+    const usage = new KeySearch(span, 'usage');
+    const error = new KeySearch(span, 'error');
+    let end = 0;
+    try {
+      for (const frame of frames) {
+        end += frame.length;
+        const withUsage = usage.foundBefore(end);
+        const withError = error.foundBefore(end);
+        const out = this.frame(frame, withUsage || withError);
+        if (out && 'type' in out) {
+          read.end = out;
+          break;
+        }
+        if (out) {
+          forward.push(out);
+          this.forwarded++;
+        }
+      }
+    } catch (err) {
+      read.failure = err;
+    }
+    if (forward.length > 0) read.forward = joinFrames(forward);
+    return read;
+  }
+
+  /**
+   * The bytes to forward for one frame (its own, or rewritten), undefined to drop it, or the end at
+   * `[DONE]`. `keyed`: the frame may carry usage or an error.
+   */
+  private frame(frame: Buffer, keyed: boolean): Buffer | EndEvent | undefined {
+    const fast = singleDataLine(frame);
+    const slow = fast ? undefined : readSseFrame(frame);
+    if (slow?.event === 'error') throw this.fail(`sent an error event: ${messageOf(slow.data)}`);
+    const payload = fast ?? (slow?.data === undefined ? undefined : Buffer.from(slow.data));
+    if (payload === undefined) return undefined;
+    if (payload.length <= DONE.length + 2 && payload.toString('latin1').trim() === DONE) {
+      if (!this.usage) throw this.fail('ended its stream without usage');
+      const ids = this.identity ?? {
+        id: newCompletionId(),
+        created: nowSeconds(),
+        model: this.requestedModel,
+      };
+      return { type: 'end', usage: this.usage, ...ids };
+    }
+    if (fast && this.identity && !keyed) return frame;
+    const chunk = parseChunk(payload);
+    if (!chunk) throw this.fail('sent a stream chunk that is not JSON');
+    this.identity ??= identityOf(chunk, this.requestedModel);
+    if (chunk.error && typeof chunk.error === 'object') {
+      throw this.fail(`reported an error mid-stream: ${messageOf(JSON.stringify(chunk))}`);
+    }
+    const chunkUsage = usageFrom(chunk.usage);
+    if (!chunkUsage) return fast ? frame : dataFrame(chunk);
+    this.usage = chunkUsage;
+    if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return undefined;
+    const { usage: _lifted, ...rest } = chunk;
+    return dataFrame(rest);
+  }
+}
+
+/** Walks, frame by frame, the places in a run of frames where a key with an object value occurs. */
+class KeySearch {
+  private at: number;
+
+  constructor(
+    private readonly span: Buffer,
+    private readonly key: string,
+  ) {
+    this.at = objectKeyAt(span, key);
+  }
+
+  /** True when the key occurs before `end` (a frame's end in the span); the search then moves past `end`. */
+  foundBefore(end: number): boolean {
+    if (this.at < 0 || this.at >= end) return false;
+    this.at = objectKeyAt(this.span, this.key, end);
+    return true;
+  }
+}
+
+function dataFrame(chunk: JsonObject): Buffer {
+  return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
 }
 
 /** Real token counts from a usage object, or undefined when there are none (a missing usage is an alarm). */
