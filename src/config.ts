@@ -108,6 +108,8 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: int(100).default(120_000),
   UPSTREAM_RETRIES: int(0, 5).default(2),
   HOLD_TTL_SECONDS: int(30).default(900),
+  PREPAID_LEASE_MICRO_USD: int(0).default(1_000_000),
+  PREPAID_LEASE_IDLE_MS: int(50).default(2000),
   SWEEP_INTERVAL_SECONDS: int(0).default(60),
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
   ...providerShape,
@@ -147,6 +149,10 @@ export interface Config {
   upstreamTimeoutMs: number;
   upstreamRetries: number;
   holdTtlSeconds: number;
+  /** The most one balance lease takes from an account; 0 = no leases, one database hold per call. */
+  leaseMaxMicroUsd: number;
+  /** An unused lease goes back to its account after this long. */
+  leaseIdleMs: number;
   sweepIntervalSeconds: number;
   /** Margin added to upstream prices, in percent, per provider (`*` for the default). */
   providerMarginPercent: Record<string, number>;
@@ -239,6 +245,8 @@ export function loadConfig(env: RawEnv): Config {
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: e.UPSTREAM_RETRIES,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
+    leaseMaxMicroUsd: e.PREPAID_LEASE_MICRO_USD,
+    leaseIdleMs: e.PREPAID_LEASE_IDLE_MS,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     providerMarginPercent,
     providers,

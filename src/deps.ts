@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
 import type { KeyResolver } from './ledger/accounts.js';
+import type { Reserves } from './ledger/reserves.js';
 import type { Media } from './media/service.js';
 import type { ChatRuntime } from './offers/chat.js';
 import type { RailRegistry } from './rails/registry.js';
@@ -18,6 +19,8 @@ export interface Deps {
   kv: KeyValue;
   media: Media;
   keys: KeyResolver;
+  /** This instance's balance leases (null when PREPAID_LEASE_MICRO_USD is 0). */
+  reserves: Reserves | null;
   rails: RailRegistry;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */

@@ -7,6 +7,7 @@ import type { Deps } from './deps.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
+import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
 import { createChatRouter } from './providers/chat-router.js';
@@ -39,8 +40,19 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       maxBytes: config.mediaMaxBytes,
     });
     const keys = new KeyResolver(db);
+    const reserves =
+      config.leaseMaxMicroUsd > 0
+        ? new Reserves(db, {
+            maxMicroUsd: config.leaseMaxMicroUsd,
+            idleMs: config.leaseIdleMs,
+            ttlSeconds: config.holdTtlSeconds,
+            onWriteError: (err, detail) => log.error({ err, ...detail }, 'could not write charges'),
+          })
+        : null;
+    // Closed before the database: what this instance leased goes back to the accounts.
+    if (reserves) closers.push(() => reserves.close());
     const rails = createRailRegistry([
-      createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds }),
+      createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds, reserves }),
     ]);
     const chatProviders = createChatProviders(config);
     closers.push(() => chatProviders.close());
@@ -66,6 +78,7 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       kv,
       media,
       keys,
+      reserves,
       rails,
       catalog,
       chat: { providers: chatProviders, router: chatRouter },

@@ -1,24 +1,17 @@
-// Hold + capture throughput of the prepaid books on SQLite and PostgreSQL, measured in this process.
+// Reserve + charge throughput of the prepaid books on SQLite and PostgreSQL, measured in this process: one
+// database hold and capture per call (capped keys, or PREPAID_LEASE_MICRO_USD=0), and calls served from a
+// balance lease (the default), whose charges are written batched with their usage rows.
 import path from 'node:path';
 import pg from 'pg';
 
 const SECONDS = Number(process.env.BENCH_LEDGER_SECONDS ?? 3);
 
-async function rate(books, db, accountId, inFlight) {
+async function rate(call, inFlight) {
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
   const worker = async () => {
     while (performance.now() < until) {
-      const hold = await books.placeHold(db, {
-        accountId,
-        keyId: null,
-        keySpendCapped: false,
-        amountMicroUsd: 1000,
-        offerId: 'bench',
-        requestId: 'bench',
-        ttlSeconds: 600,
-      });
-      await books.captureHold(db, hold.holdId);
+      await call();
       done++;
     }
   };
@@ -26,11 +19,52 @@ async function rate(books, db, accountId, inFlight) {
   return done / SECONDS;
 }
 
+const usage = (accountId) => ({
+  created_at: new Date().toISOString(),
+  request_id: 'bench',
+  rail: 'prepaid',
+  account_id: accountId,
+  key_id: null,
+  payer: null,
+  offer_id: 'bench',
+  quote_micro_usd: 1000,
+  charged_micro_usd: 1000,
+  status: 'charged',
+  http_status: 200,
+  latency_ms: 1,
+  error_code: null,
+});
+
+function perCallHold(books, db, accountId) {
+  return async () => {
+    const hold = await books.placeHold(db, {
+      accountId,
+      keyId: null,
+      keySpendCapped: false,
+      amountMicroUsd: 1000,
+      offerId: 'bench',
+      requestId: 'bench',
+      ttlSeconds: 600,
+    });
+    await books.captureHold(db, hold.holdId, usage(accountId));
+  };
+}
+
+function leased(reserves, accountId) {
+  const call = { keyId: null, offerId: 'bench', requestId: 'bench' };
+  return async () => {
+    const r = await reserves.reserve(accountId, 1000, call);
+    await r.capture(usage(accountId));
+  };
+}
+
 async function measure(root, target) {
   const { openDb } = await import(path.join(root, 'dist/store/db.js'));
   const books = await import(path.join(root, 'dist/ledger/books.js'));
   const { createAccount } = await import(path.join(root, 'dist/ledger/accounts.js'));
+  const { Reserves } = await import(path.join(root, 'dist/ledger/reserves.js'));
   const db = await openDb(target, { poolSize: 16 });
+  const reserves = new Reserves(db, { maxMicroUsd: 1_000_000, idleMs: 2000, ttlSeconds: 600 });
   try {
     const account = await createAccount(db);
     await books.adjustBalance(db, {
@@ -40,16 +74,26 @@ async function measure(root, target) {
       reason: 'bench',
       idempotencyKey: 'bench',
     });
-    const serial = await rate(books, db, account.id, 1);
-    const parallel = await rate(books, db, account.id, 16);
-    return `${target.kind.padEnd(9)} ${serial.toFixed(0).padStart(6)}/s one at a time, ${parallel.toFixed(0).padStart(6)}/s with 16 in flight`;
+    const lines = [];
+    for (const [name, call] of [
+      ['hold + capture', perCallHold(books, db, account.id)],
+      ['leased', leased(reserves, account.id)],
+    ]) {
+      const serial = await rate(call, 1);
+      const parallel = await rate(call, 16);
+      lines.push(
+        `${target.kind.padEnd(9)} ${name.padEnd(15)} ${serial.toFixed(0).padStart(6)}/s one at a time, ${parallel.toFixed(0).padStart(6)}/s with 16 in flight`,
+      );
+    }
+    return lines;
   } finally {
+    await reserves.close();
     await db.close();
   }
 }
 
 export async function holdCaptureRate(root, dataDir) {
-  const lines = [await measure(root, { kind: 'sqlite', file: path.join(dataDir, 'ledger-bench.db') })];
+  const lines = await measure(root, { kind: 'sqlite', file: path.join(dataDir, 'ledger-bench.db') });
   const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `kasir_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -64,7 +108,7 @@ export async function holdCaptureRate(root, dataDir) {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   try {
-    lines.push(await measure(root, { kind: 'postgres', url: url.toString() }));
+    lines.push(...(await measure(root, { kind: 'postgres', url: url.toString() })));
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();

@@ -249,8 +249,7 @@ class PaidCall {
     } catch (err) {
       if (!sink.closed) {
         const apiError = await this.fail(err);
-        await sink.write(Buffer.from(`event: error\ndata: ${JSON.stringify(apiError.toBody())}\n\n`));
-        sink.end();
+        sink.end(Buffer.from(`event: error\ndata: ${JSON.stringify(apiError.toBody())}\n\n`));
         return;
       }
     }
@@ -265,8 +264,7 @@ class PaidCall {
       sent?.push(tail);
       // Stored before the caller sees the end, so an immediate retry with the same key replays it.
       await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
-      await sink.write(tail);
-      sink.end();
+      sink.end(tail);
       return;
     }
 

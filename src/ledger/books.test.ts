@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
+import { fundedAccount } from '../../test/support/ledger.js';
 import type { Db } from '../store/db.js';
-import { createAccount, issueKey, KeyResolver, revokeKey } from './accounts.js';
+import { issueKey, KeyResolver, revokeKey } from './accounts.js';
 import {
   adjustBalance,
   captureHold,
@@ -33,19 +34,7 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
   });
   afterAll(() => close?.());
 
-  const funded = async (amount: number) => {
-    const account = await createAccount(db, { label: 't' });
-    if (amount > 0) {
-      await adjustBalance(db, {
-        accountId: account.id,
-        kind: 'credit',
-        amountMicroUsd: amount,
-        reason: 'top-up',
-        idempotencyKey: 'seed',
-      });
-    }
-    return account.id;
-  };
+  const funded = (amount: number) => fundedAccount(db, amount);
 
   it('credits and debits once per idempotency key', async () => {
     const id = await funded(0);

@@ -4,13 +4,21 @@
  * The statements themselves live per dialect (sqlite-books.ts, postgres-books.ts).
  */
 import type { Db } from '../store/db.js';
-import type { AccountRow, BooksDialect, HoldRequest, UsageInsert } from './dialect.js';
+import type {
+  AccountRow,
+  BooksDialect,
+  CarvedHold,
+  HoldRequest,
+  LeaseCharge,
+  LeaseGrant,
+  UsageInsert,
+} from './dialect.js';
 import { UnknownAccountError } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { createPostgresBooks } from './postgres-books.js';
 import { createSqliteBooks } from './sqlite-books.js';
 
-export type { HoldRequest, UsageInsert } from './dialect.js';
+export type { CarvedHold, HoldRequest, LeaseCharge, LeaseGrant, UsageInsert } from './dialect.js';
 
 export interface Balance {
   accountId: string;
@@ -131,6 +139,38 @@ export function releaseHold(db: Db, holdId: string, usage?: UsageInsert): Promis
 /** Records that part of the result reached the caller, so a crash afterwards captures rather than releases. */
 export function markHoldDelivered(db: Db, holdId: string): Promise<void> {
   return books(db).markDelivered(holdId);
+}
+
+/** Opens or grows an instance's lease on an account (see reserves.ts). */
+export async function grantLease(
+  db: Db,
+  g: LeaseGrant,
+): Promise<{ balance: Balance; grantedMicroUsd: number }> {
+  assertAmount(g.minMicroUsd);
+  const r = await books(db).grantLease(g);
+  return { balance: toBalance(r.account), grantedMicroUsd: r.grantedMicroUsd };
+}
+
+/** Charges calls served from a lease, with their usage rows, in one step; returns the balance after. */
+export async function chargeLease(
+  db: Db,
+  leaseId: string,
+  charges: LeaseCharge[],
+  expiresAt: string,
+): Promise<Balance> {
+  for (const c of charges) assertAmount(c.amountMicroUsd);
+  return toBalance(await books(db).chargeLease(leaseId, charges, nowIso(), expiresAt));
+}
+
+/** Moves one call's amount out of a lease into its own hold, marked delivered. */
+export function carveHold(db: Db, hold: CarvedHold): Promise<void> {
+  assertAmount(hold.amountMicroUsd);
+  return books(db).carveHold(hold);
+}
+
+/** Writes usage rows of calls that moved no money. */
+export function insertUsage(db: Db, rows: UsageInsert[]): Promise<void> {
+  return books(db).insertUsage(rows);
 }
 
 /**

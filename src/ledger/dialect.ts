@@ -37,6 +37,40 @@ export interface SettleResult {
   applied: boolean;
 }
 
+/** A lease to open (`isNew`) or grow by at least `minMicroUsd` (see leaseSize). */
+export interface LeaseGrant {
+  leaseId: string;
+  isNew: boolean;
+  accountId: string;
+  minMicroUsd: number;
+  maxMicroUsd: number;
+  /** The ledger entry's idempotency key for this grant. */
+  entryKey: string;
+  requestId: string;
+  now: string;
+  expiresAt: string;
+}
+
+/** One call charged from a lease; its usage row lands in the same transaction. */
+export interface LeaseCharge {
+  chargeId: string;
+  amountMicroUsd: number;
+  usage: UsageInsert;
+}
+
+/** A call's own hold carved out of a lease (the money moves from the lease to the hold, nothing else). */
+export interface CarvedHold {
+  holdId: string;
+  leaseId: string;
+  accountId: string;
+  keyId: string | null;
+  amountMicroUsd: number;
+  offerId: string;
+  requestId: string;
+  now: string;
+  expiresAt: string;
+}
+
 export interface BooksDialect {
   /** Reserves the amount (and key cap room) and records the hold; throws InsufficientBalance/SpendCapExceeded. */
   placeHold(req: HoldRequest, holdId: string, now: string, expiresAt: string): Promise<AccountRow>;
@@ -49,6 +83,14 @@ export interface BooksDialect {
   ): Promise<SettleResult>;
   /** Records that part of the result reached the caller (a crash then captures instead of releasing). */
   markDelivered(holdId: string): Promise<void>;
+  /** Opens or grows a lease; throws InsufficientBalance when less than min is available, LeaseClosed if swept. */
+  grantLease(grant: LeaseGrant): Promise<{ account: AccountRow; grantedMicroUsd: number }>;
+  /** Charges calls from an open lease in one step (balance and held both fall); returns the account after. */
+  chargeLease(leaseId: string, charges: LeaseCharge[], now: string, expiresAt: string): Promise<AccountRow>;
+  /** Moves one call's amount from a lease into its own hold, marked delivered (a crash then captures it). */
+  carveHold(hold: CarvedHold): Promise<void>;
+  /** Usage rows of calls that moved no money (voided calls served from a lease). */
+  insertUsage(rows: UsageInsert[]): Promise<void>;
   /** Credit (delta > 0) or debit (delta < 0) once per idempotency key; a debit never reaches held money. */
   adjust(
     accountId: string,
@@ -63,3 +105,12 @@ export interface BooksDialect {
 /** The columns of a ledger entry, in the order both dialects insert them. */
 export const LEDGER_ENTRY_COLUMNS =
   'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';
+
+/**
+ * How much a lease grant takes. With plenty available (at least two full leases), a full lease. Near the end
+ * of a balance, only what the call lacks: then no money sits unused in one instance's lease while another
+ * instance refuses a call for want of it, and the calls a balance covers are exactly the calls that succeed.
+ */
+export function leaseSize(g: Pick<LeaseGrant, 'minMicroUsd' | 'maxMicroUsd'>, available: number): number {
+  return available >= 2 * g.maxMicroUsd ? Math.max(g.minMicroUsd, g.maxMicroUsd) : g.minMicroUsd;
+}

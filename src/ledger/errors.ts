@@ -31,3 +31,11 @@ export class UnknownAccountError extends Error {
     this.name = 'UnknownAccountError';
   }
 }
+
+/** A lease was settled under a running instance (the sweeper took it for a crashed one): take a new one. */
+export class LeaseClosedError extends Error {
+  constructor(readonly leaseId: string) {
+    super(`lease ${leaseId} is no longer open`);
+    this.name = 'LeaseClosedError';
+  }
+}

@@ -13,11 +13,17 @@ import {
   type BooksDialect,
   type HoldRequest,
   LEDGER_ENTRY_COLUMNS,
+  leaseSize,
   type SettleOutcome,
   type SettleResult,
   type UsageInsert,
 } from './dialect.js';
-import { InsufficientBalanceError, SpendCapExceededError, UnknownAccountError } from './errors.js';
+import {
+  InsufficientBalanceError,
+  LeaseClosedError,
+  SpendCapExceededError,
+  UnknownAccountError,
+} from './errors.js';
 
 // $1 amount, $2 account, $3 hold id, $4 key id, $5 offer, $6 request, $7 now, $8 expires, $9 key capped (0/1).
 const HOLD_SQL = `
@@ -55,12 +61,28 @@ const USAGE_COLUMNS = [
   'error_code',
 ] as const;
 
+const USAGE_TYPES: Record<(typeof USAGE_COLUMNS)[number], string> = {
+  created_at: 'text',
+  request_id: 'text',
+  rail: 'text',
+  account_id: 'text',
+  key_id: 'text',
+  payer: 'text',
+  offer_id: 'text',
+  quote_micro_usd: 'bigint',
+  charged_micro_usd: 'bigint',
+  status: 'text',
+  http_status: 'int',
+  latency_ms: 'int',
+  error_code: 'text',
+};
+
 // $1 hold id, $2 outcome, $3 now, $4 usage-present flag, $5.. usage columns.
 const SETTLE_SQL = `
 WITH h AS (
   UPDATE holds SET status = $2, settled_at = $3 WHERE id = $1 AND status = 'open'
-  RETURNING account_id, key_id, key_capped, amount_micro_usd,
-    CASE WHEN $2 = 'captured' THEN amount_micro_usd ELSE 0 END AS spent
+  RETURNING account_id, key_id, key_capped, amount_micro_usd - used_micro_usd AS amount_micro_usd,
+    CASE WHEN $2 = 'captured' THEN amount_micro_usd - used_micro_usd ELSE 0 END AS spent
 ), acct AS (
   UPDATE accounts a SET held_micro_usd = a.held_micro_usd - h.amount_micro_usd, balance_micro_usd = a.balance_micro_usd - h.spent
   FROM h WHERE a.id = h.account_id
@@ -93,7 +115,54 @@ WITH acct AS (
 )
 SELECT id, balance_micro_usd, held_micro_usd FROM acct`;
 
+// $1 lease id, $2 total, $3 now, $4 expires, $5 charge ids, $6 amounts, $7 running totals, then usage columns.
+const CHARGE_LEASE_SQL = `
+WITH h AS (
+  UPDATE holds SET used_micro_usd = used_micro_usd + $2::bigint, expires_at = $4
+  WHERE id = $1 AND status = 'open' AND amount_micro_usd - used_micro_usd >= $2::bigint
+  RETURNING account_id
+), acct AS (
+  UPDATE accounts a SET balance_micro_usd = a.balance_micro_usd - $2::bigint, held_micro_usd = a.held_micro_usd - $2::bigint
+  FROM h WHERE a.id = h.account_id
+  RETURNING a.id, a.balance_micro_usd, a.held_micro_usd
+), e AS (
+  INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
+  SELECT acct.id, 'capture', -x.amount, -x.amount, acct.balance_micro_usd + $2::bigint - x.running,
+    acct.held_micro_usd + $2::bigint - x.running, 'capture:' || x.charge_id, $1, NULL, $3
+  FROM acct, unnest($5::text[], $6::bigint[], $7::bigint[]) AS x(charge_id, amount, running)
+), u AS (
+  INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')})
+  SELECT x.* FROM acct, unnest(${USAGE_COLUMNS.map((c, i) => `$${i + 8}::${USAGE_TYPES[c]}[]`).join(', ')}) AS x
+)
+SELECT id, balance_micro_usd, held_micro_usd FROM acct`;
+
+const INSERT_USAGE_SQL = `
+INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')})
+SELECT * FROM unnest(${USAGE_COLUMNS.map((c, i) => `$${i + 1}::${USAGE_TYPES[c]}[]`).join(', ')})`;
+
+const USE_LEASE_SQL = `
+UPDATE holds SET used_micro_usd = used_micro_usd + $2::bigint, expires_at = $3
+WHERE id = $1 AND status = 'open' AND amount_micro_usd - used_micro_usd >= $2::bigint`;
+
+/** Usage rows as column arrays, for one multi-row insert through unnest(). */
+const usageColumns = (rows: UsageInsert[]) => USAGE_COLUMNS.map((c) => rows.map((r) => r[c]));
+
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 export function createPostgresBooks(pool: pg.Pool): BooksDialect {
   const accountOf = async (client: pg.Pool | pg.PoolClient, id: string): Promise<AccountRow> => {
@@ -134,9 +203,7 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
         return rows[0];
       }
       // A capped key's room and the account's balance must both hold, or neither: one transaction.
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, async (client) => {
         const key = await client.query({
           name: 'kasir_key_hold',
           text: KEY_HOLD_SQL,
@@ -155,14 +222,8 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
           values: holdValues(req, holdId, now, expires),
         });
         if (!rows[0]) throw await insufficient(client, req.accountId, q);
-        await client.query('COMMIT');
         return rows[0];
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async settle(
@@ -204,6 +265,102 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
         text: `UPDATE holds SET delivered = 1 WHERE id = $1 AND status = 'open'`,
         values: [holdId],
       });
+    },
+
+    async grantLease(g) {
+      // Rare (one per lease-full of calls), so a plain transaction. Locks are taken lease row first, then
+      // account row, the order every charge statement takes them in (the other order could deadlock).
+      return inTransaction(pool, async (client) => {
+        if (!g.isNew) {
+          const { rowCount } = await client.query(
+            `SELECT 1 FROM holds WHERE id = $1 AND status = 'open' FOR UPDATE`,
+            [g.leaseId],
+          );
+          if (rowCount === 0) throw new LeaseClosedError(g.leaseId);
+        }
+        const { rows } = await client.query<AccountRow>(
+          'SELECT id, balance_micro_usd, held_micro_usd FROM accounts WHERE id = $1 FOR UPDATE',
+          [g.accountId],
+        );
+        const current = rows[0];
+        if (!current) throw new UnknownAccountError(g.accountId);
+        const available = current.balance_micro_usd - current.held_micro_usd;
+        if (available < g.minMicroUsd)
+          throw new InsufficientBalanceError(g.minMicroUsd, available, current.balance_micro_usd);
+        const granted = leaseSize(g, available);
+        if (g.isNew) {
+          await client.query(
+            `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+             VALUES ($1, 'lease', $2, NULL, $3, 0, 'open', 0, 0, 'kasir:lease', $4, $5, $6, NULL)`,
+            [g.leaseId, g.accountId, granted, g.requestId, g.now, g.expiresAt],
+          );
+        } else {
+          await client.query(
+            'UPDATE holds SET amount_micro_usd = amount_micro_usd + $2::bigint, expires_at = $3 WHERE id = $1',
+            [g.leaseId, granted, g.expiresAt],
+          );
+        }
+        const { rows: after } = await client.query<AccountRow>(
+          `UPDATE accounts SET held_micro_usd = held_micro_usd + $2::bigint WHERE id = $1
+           RETURNING id, balance_micro_usd, held_micro_usd`,
+          [g.accountId, granted],
+        );
+        const account = after[0] as AccountRow;
+        await client.query(
+          `INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS}) VALUES ($1, 'hold', 0, $2, $3, $4, $5, $6, NULL, $7)`,
+          [
+            account.id,
+            granted,
+            account.balance_micro_usd,
+            account.held_micro_usd,
+            g.entryKey,
+            g.leaseId,
+            g.now,
+          ],
+        );
+        return { account, grantedMicroUsd: granted };
+      });
+    },
+
+    async chargeLease(leaseId, charges, now, expiresAt) {
+      let running = 0;
+      const runningTotals = charges.map((c) => {
+        running += c.amountMicroUsd;
+        return running;
+      });
+      const { rows } = await pool.query<AccountRow>({
+        name: 'kasir_charge_lease',
+        text: CHARGE_LEASE_SQL,
+        values: [
+          leaseId,
+          running,
+          now,
+          expiresAt,
+          charges.map((c) => c.chargeId),
+          charges.map((c) => c.amountMicroUsd),
+          runningTotals,
+          ...usageColumns(charges.map((c) => c.usage)),
+        ],
+      });
+      if (!rows[0]) throw new LeaseClosedError(leaseId);
+      return rows[0];
+    },
+
+    async carveHold(h) {
+      await inTransaction(pool, async (client) => {
+        const used = await client.query(USE_LEASE_SQL, [h.leaseId, h.amountMicroUsd, h.expiresAt]);
+        if (used.rowCount === 0) throw new LeaseClosedError(h.leaseId);
+        await client.query(
+          `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+           VALUES ($1, 'call', $2, $3, $4, 0, 'open', 1, 0, $5, $6, $7, $8, NULL)`,
+          [h.holdId, h.accountId, h.keyId, h.amountMicroUsd, h.offerId, h.requestId, h.now, h.expiresAt],
+        );
+      });
+    },
+
+    async insertUsage(rows) {
+      if (rows.length === 0) return;
+      await pool.query({ name: 'kasir_insert_usage', text: INSERT_USAGE_SQL, values: usageColumns(rows) });
     },
 
     async adjust(accountId, delta, key, kind, reason, now) {

@@ -8,14 +8,23 @@ import type { HoldTable } from '../store/schema.js';
 import {
   type AccountRow,
   type BooksDialect,
+  type CarvedHold,
   type HoldRequest,
   LEDGER_ENTRY_COLUMNS,
+  type LeaseCharge,
+  type LeaseGrant,
   type LedgerKindEntry,
+  leaseSize,
   type SettleOutcome,
   type SettleResult,
   type UsageInsert,
 } from './dialect.js';
-import { InsufficientBalanceError, SpendCapExceededError, UnknownAccountError } from './errors.js';
+import {
+  InsufficientBalanceError,
+  LeaseClosedError,
+  SpendCapExceededError,
+  UnknownAccountError,
+} from './errors.js';
 import { GroupCommit } from './group-commit.js';
 
 export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
@@ -49,10 +58,35 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       Pick<HoldTable, 'account_id' | 'key_id' | 'key_capped' | 'amount_micro_usd'>
     >(
       `UPDATE holds SET status = @status, settled_at = @now WHERE id = @id AND status = 'open'
-       RETURNING account_id, key_id, key_capped, amount_micro_usd`,
+       RETURNING account_id, key_id, key_capped, amount_micro_usd - used_micro_usd AS amount_micro_usd`,
     ),
     markDelivered: raw.prepare(`UPDATE holds SET delivered = 1 WHERE id = ? AND status = 'open'`),
     hold: raw.prepare<[string], HoldTable>('SELECT * FROM holds WHERE id = ?'),
+    grantAccount: raw.prepare<{ g: number; account: string }, AccountRow>(
+      `UPDATE accounts SET held_micro_usd = held_micro_usd + @g WHERE id = @account
+       RETURNING id, balance_micro_usd, held_micro_usd`,
+    ),
+    insertLease: raw.prepare(
+      `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+       VALUES (@id, 'lease', @account, NULL, @g, 0, 'open', 0, 0, 'kasir:lease', @request, @now, @expires, NULL)`,
+    ),
+    growLease: raw.prepare(
+      `UPDATE holds SET amount_micro_usd = amount_micro_usd + @g, expires_at = @expires
+       WHERE id = @id AND status = 'open'`,
+    ),
+    useLease: raw.prepare<{ id: string; s: number; expires: string }, { account_id: string }>(
+      `UPDATE holds SET used_micro_usd = used_micro_usd + @s, expires_at = @expires
+       WHERE id = @id AND status = 'open' AND amount_micro_usd - used_micro_usd >= @s
+       RETURNING account_id`,
+    ),
+    chargeAccount: raw.prepare<{ s: number; account: string }, AccountRow>(
+      `UPDATE accounts SET balance_micro_usd = balance_micro_usd - @s, held_micro_usd = held_micro_usd - @s
+       WHERE id = @account RETURNING id, balance_micro_usd, held_micro_usd`,
+    ),
+    insertCarved: raw.prepare(
+      `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+       VALUES (@id, 'call', @account, @key, @q, 0, 'open', 1, 0, @offer, @request, @now, @expires, NULL)`,
+    ),
     settleAccount: raw.prepare<{ q: number; spent: number; account: string }, AccountRow>(
       `UPDATE accounts SET held_micro_usd = held_micro_usd - @q, balance_micro_usd = balance_micro_usd - @spent
        WHERE id = @account RETURNING id, balance_micro_usd, held_micro_usd`,
@@ -162,6 +196,75 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     return { status: outcome, amountMicroUsd: q, account, applied: true };
   };
 
+  const grantLease = (g: LeaseGrant) => {
+    const current = accountOf(g.accountId);
+    const available = current.balance_micro_usd - current.held_micro_usd;
+    if (available < g.minMicroUsd)
+      throw new InsufficientBalanceError(g.minMicroUsd, available, current.balance_micro_usd);
+    const granted = leaseSize(g, available);
+    if (g.isNew) {
+      s.insertLease.run({
+        id: g.leaseId,
+        account: g.accountId,
+        g: granted,
+        request: g.requestId,
+        now: g.now,
+        expires: g.expiresAt,
+      });
+    } else if (s.growLease.run({ id: g.leaseId, g: granted, expires: g.expiresAt }).changes === 0) {
+      throw new LeaseClosedError(g.leaseId);
+    }
+    const account = s.grantAccount.get({ g: granted, account: g.accountId }) as AccountRow;
+    entry(
+      account,
+      { kind: 'hold', amount: 0, heldDelta: granted, key: g.entryKey, holdId: g.leaseId },
+      g.now,
+    );
+    return { account, grantedMicroUsd: granted };
+  };
+
+  const chargeLease = (leaseId: string, charges: LeaseCharge[], now: string, expiresAt: string) => {
+    const total = charges.reduce((sum, c) => sum + c.amountMicroUsd, 0);
+    const lease = s.useLease.get({ id: leaseId, s: total, expires: expiresAt });
+    if (!lease) throw new LeaseClosedError(leaseId);
+    const after = s.chargeAccount.get({ s: total, account: lease.account_id }) as AccountRow;
+    // Each entry states the balance right after its own charge, as if the calls had settled one by one.
+    let balance = after.balance_micro_usd + total;
+    let held = after.held_micro_usd + total;
+    for (const c of charges) {
+      balance -= c.amountMicroUsd;
+      held -= c.amountMicroUsd;
+      entry(
+        { id: after.id, balance_micro_usd: balance, held_micro_usd: held },
+        {
+          kind: 'capture',
+          amount: -c.amountMicroUsd,
+          heldDelta: -c.amountMicroUsd,
+          key: `capture:${c.chargeId}`,
+          holdId: leaseId,
+        },
+        now,
+      );
+      s.insertUsage.run(c.usage);
+    }
+    return after;
+  };
+
+  const carveHold = (h: CarvedHold) => {
+    if (!s.useLease.get({ id: h.leaseId, s: h.amountMicroUsd, expires: h.expiresAt }))
+      throw new LeaseClosedError(h.leaseId);
+    s.insertCarved.run({
+      id: h.holdId,
+      account: h.accountId,
+      key: h.keyId,
+      q: h.amountMicroUsd,
+      offer: h.offerId,
+      request: h.requestId,
+      now: h.now,
+      expires: h.expiresAt,
+    });
+  };
+
   const adjust = (
     accountId: string,
     delta: number,
@@ -191,5 +294,13 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     adjust: (accountId, delta, key, kind, reason, now) =>
       group.submit(() => adjust(accountId, delta, key, kind, reason, now)),
     markDelivered: (holdId) => group.submit(() => void s.markDelivered.run(holdId)),
+    grantLease: (g) => group.submit(() => grantLease(g)),
+    chargeLease: (leaseId, charges, now, expiresAt) =>
+      group.submit(() => chargeLease(leaseId, charges, now, expiresAt)),
+    carveHold: (h) => group.submit(() => carveHold(h)),
+    insertUsage: (rows) =>
+      group.submit(() => {
+        for (const r of rows) s.insertUsage.run(r);
+      }),
   };
 }

@@ -1,8 +1,12 @@
-/** The prepaid-key rail: `Authorization: Bearer <key>` places a hold on the account, then captures or releases it. */
+/**
+ * The prepaid-key rail: `Authorization: Bearer <key>` reserves the quote from the account (from this instance's
+ * balance lease, or one database hold per call for capped keys), then captures or releases it.
+ */
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
 import { type Balance, captureHold, markHoldDelivered, placeHold, releaseHold } from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
+import type { Reservation, Reserves } from '../ledger/reserves.js';
 import type { Db } from '../store/db.js';
 import type { Authorization, Rail, RailReceipt } from './types.js';
 import { usageRow } from './usage.js';
@@ -17,18 +21,77 @@ export function bearerToken(header: string | undefined): string | null {
   return m?.[1] ?? null;
 }
 
-const receiptOf = (charged: number, balance: Balance, holdId: string): RailReceipt => ({
+const receiptOf = (charged: number, balance: Balance, receiptId: string): RailReceipt => ({
   headers: { [CHARGED_HEADER]: String(charged), [BALANCE_HEADER]: String(balance.balanceMicroUsd) },
   receipt: {
     rail: 'prepaid',
-    receipt_id: holdId,
+    receipt_id: receiptId,
     account_id: balance.accountId,
     charged_micro_usd: charged,
     balance_micro_usd: balance.balanceMicroUsd,
   },
 });
 
-export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeconds: number }): Rail {
+/** The call's money in its own database hold: one write to reserve, one to settle. */
+async function holdInDatabase(
+  db: Db,
+  key: ResolvedKey,
+  amount: number,
+  call: { offerId: string; requestId: string },
+  ttlSeconds: number,
+): Promise<Reservation> {
+  const hold = await placeHold(db, {
+    accountId: key.accountId,
+    keyId: key.keyId,
+    keySpendCapped: key.spendCapped,
+    amountMicroUsd: amount,
+    offerId: call.offerId,
+    requestId: call.requestId,
+    ttlSeconds,
+  });
+  return {
+    id: hold.holdId,
+    amountMicroUsd: amount,
+    balanceAfterCharge: hold.balance.balanceMicroUsd - amount,
+    capture: async (usage) => (await captureHold(db, hold.holdId, usage)).balance,
+    release: async (usage) => (await releaseHold(db, hold.holdId, usage)).balance,
+    markDelivered: () => void markHoldDelivered(db, hold.holdId).catch(() => {}),
+  };
+}
+
+/** A refused reservation as the caller's 402. */
+function refusal(err: unknown, amount: number): unknown {
+  if (err instanceof InsufficientBalanceError) {
+    return new ApiError(
+      'insufficient_balance',
+      `balance too low: this call costs ${amount} micro-USD and ${err.available} is available (short by ${err.shortfall})`,
+      {
+        price_micro_usd: amount,
+        available_micro_usd: err.available,
+        shortfall_micro_usd: err.shortfall,
+        balance_micro_usd: err.balance,
+      },
+      { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(err.balance) },
+    );
+  }
+  if (err instanceof SpendCapExceededError) {
+    return new ApiError(
+      'spend_cap_exceeded',
+      `this key's spend cap leaves ${err.remaining} micro-USD; the call costs ${amount}`,
+      { price_micro_usd: amount, remaining_micro_usd: err.remaining },
+      { [CHARGED_HEADER]: '0' },
+    );
+  }
+  return err;
+}
+
+export function createPrepaidRail(deps: {
+  db: Db;
+  keys: KeyResolver;
+  holdTtlSeconds: number;
+  /** Balance leases; null = one database hold per call. */
+  reserves: Reserves | null;
+}): Rail {
   const { db, keys } = deps;
 
   return {
@@ -54,42 +117,18 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
     async authorize(payer, pricing, req): Promise<Authorization> {
       const key = payer.detail as ResolvedKey;
       const amount = pricing.quote.costMicroUsd;
-      let hold: Awaited<ReturnType<typeof placeHold>>;
+      const call = { keyId: key.keyId, offerId: pricing.offerId, requestId: req.requestId };
+      let held: Reservation;
       try {
-        hold = await placeHold(db, {
-          accountId: key.accountId,
-          keyId: key.keyId,
-          keySpendCapped: key.spendCapped,
-          amountMicroUsd: amount,
-          offerId: pricing.offerId,
-          requestId: req.requestId,
-          ttlSeconds: deps.holdTtlSeconds,
-        });
+        // A capped key's spend is bounded per key, which a lease (per account) cannot do: it holds per call.
+        held =
+          deps.reserves && !key.spendCapped
+            ? await deps.reserves.reserve(key.accountId, amount, call)
+            : await holdInDatabase(db, key, amount, call, deps.holdTtlSeconds);
       } catch (err) {
-        if (err instanceof InsufficientBalanceError) {
-          throw new ApiError(
-            'insufficient_balance',
-            `balance too low: this call costs ${amount} micro-USD and ${err.available} is available (short by ${err.shortfall})`,
-            {
-              price_micro_usd: amount,
-              available_micro_usd: err.available,
-              shortfall_micro_usd: err.shortfall,
-              balance_micro_usd: err.balance,
-            },
-            { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(err.balance) },
-          );
-        }
-        if (err instanceof SpendCapExceededError) {
-          throw new ApiError(
-            'spend_cap_exceeded',
-            `this key's spend cap leaves ${err.remaining} micro-USD; the call costs ${amount}`,
-            { price_micro_usd: amount, remaining_micro_usd: err.remaining },
-            { [CHARGED_HEADER]: '0' },
-          );
-        }
-        throw err;
+        throw refusal(err, amount);
       }
-      // A stream marks its hold delivered (so a crash captures it) only once it has run for a while: most
+      // A stream marks its money delivered (so a crash captures it) only once it has run for a while: most
       // streams settle sooner, and then the extra write is saved. A crash in that first window releases.
       let deliveredMark: NodeJS.Timeout | undefined;
       const settled = () => clearTimeout(deliveredMark);
@@ -98,34 +137,23 @@ export function createPrepaidRail(deps: { db: Db; keys: KeyResolver; holdTtlSeco
         amountMicroUsd: amount,
         async capture(usage) {
           settled();
-          const result = await captureHold(
-            db,
-            hold.holdId,
+          const balance = await held.capture(
             usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: amount }),
           );
-          return receiptOf(amount, result.balance, hold.holdId);
+          return receiptOf(amount, balance, held.id);
         },
         async void(usage) {
           settled();
-          const result = await releaseHold(
-            db,
-            hold.holdId,
-            usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: 0 }),
-          );
-          return receiptOf(0, result.balance, hold.holdId);
+          const balance = await held.release(usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: 0 }));
+          return receiptOf(0, balance, held.id);
         },
         streamHeaders() {
           // The settled figures arrive in the stream's final chunk; these state what success charges.
-          return {
-            [CHARGED_HEADER]: String(amount),
-            [BALANCE_HEADER]: String(hold.balance.balanceMicroUsd - amount),
-          };
+          return { [CHARGED_HEADER]: String(amount), [BALANCE_HEADER]: String(held.balanceAfterCharge) };
         },
         markDelivered() {
           if (deliveredMark) return;
-          deliveredMark = setTimeout(() => {
-            markHoldDelivered(db, hold.holdId).catch(() => {});
-          }, DELIVERED_MARK_DELAY_MS);
+          deliveredMark = setTimeout(() => held.markDelivered(), DELIVERED_MARK_DELAY_MS);
           deliveredMark.unref();
         },
       };

@@ -122,6 +122,7 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
     }),
     async (c) => {
       const account = known(await getAccount(db, c.req.valid('param').id), 'such account');
+      await deps.reserves?.flush();
       return c.json(
         {
           ...balanceBody(await getBalance(db, account.id)),
@@ -215,6 +216,8 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
         const accountId = c.req.valid('param').id;
         known(await getAccount(db, accountId), 'such account');
         const idempotencyKey = body.idempotency_key ?? c.req.header('idempotency-key') ?? c.get('requestId');
+        // Money this instance leased in advance for calls is not spent: give it back so a debit can reach it.
+        if (kind === 'debit') await deps.reserves?.returnAccount(accountId);
         try {
           const result = await adjustBalance(db, {
             accountId,
@@ -256,6 +259,8 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
         const accountId = c.req.valid('param').id;
         known(await getAccount(db, accountId), 'such account');
         const page = c.req.valid('query');
+        // Charges of calls this instance served are written just after their responses: include them.
+        await deps.reserves?.flush();
         return c.json(await (view === 'ledger' ? listLedger : listUsage)(db, accountId, page), 200);
       },
     );

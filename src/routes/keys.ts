@@ -37,7 +37,9 @@ export function mountKeyRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     const key = token ? await deps.keys.resolve(token) : null;
     if (!key)
       throw new ApiError('unauthorized', 'unknown or revoked API key; send Authorization: Bearer <key>');
-    const b = await getBalance(deps.db, key.accountId);
+    await deps.reserves?.flush();
+    const stored = await getBalance(deps.db, key.accountId);
+    const b = deps.reserves ? deps.reserves.view(stored) : stored;
     return c.json(
       {
         account_id: b.accountId,

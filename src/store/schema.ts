@@ -40,6 +40,8 @@ export type HoldStatus = 'open' | 'captured' | 'released';
 
 export interface HoldTable {
   id: string;
+  /** 'call': one call's hold. 'lease': an instance's reservation serving many calls (see ledger/reserves.ts). */
+  kind: 'call' | 'lease';
   account_id: string;
   key_id: string | null;
   amount_micro_usd: number;
@@ -53,6 +55,8 @@ export interface HoldTable {
   created_at: string;
   expires_at: string;
   settled_at: string | null;
+  /** Of a lease: the part already charged or moved into a call's own hold (0 for a call's hold). */
+  used_micro_usd: number;
 }
 
 export type LedgerKind = 'credit' | 'debit' | 'hold' | 'capture' | 'release';

@@ -31,13 +31,16 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     });
   const totalHolds = async () =>
     (await kasir.deps.db.kysely.selectFrom('holds').select('id').execute()).length;
-  const usageOf = (accountId: string) =>
-    kasir.deps.db.kysely
+  // Charges and usage rows are written just after each response: wait for this instance's writes first.
+  const usageOf = async (accountId: string) => {
+    await kasir.deps.reserves?.flush();
+    return kasir.deps.db.kysely
       .selectFrom('usage_records')
       .selectAll()
       .where('account_id', '=', accountId)
       .orderBy('id')
       .execute();
+  };
 
   it('answers 402 with the quote and every rail when no payment is attached, placing no hold', async () => {
     const before = await totalHolds();
@@ -284,17 +287,22 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
   it('marks a long stream delivered while it runs, so a crash would capture rather than release it', async () => {
     const { accountId, key } = await kasir.fundedKey(1_000_000);
     kasir.openai.setScript({ text: 'tick '.repeat(40).trim(), events: 40, delayMs: 60 });
+    const quote = kasir.quote(chatBody(MODEL, 'long', { stream: true }));
     const pending = post(chatBody(MODEL, 'long', { stream: true }), bearer(key));
     const res = await pending;
     const reading = res.text();
     await new Promise((r) => setTimeout(r, 1400));
+    // The call's money has left the instance's lease for a hold of its own, which a sweeper would capture.
     const open = await kasir.deps.db.kysely
       .selectFrom('holds')
-      .select(['status', 'delivered'])
+      .select(['kind', 'status', 'delivered', 'amount_micro_usd'])
       .where('account_id', '=', accountId)
+      .where('kind', '=', 'call')
       .execute();
-    expect(open).toEqual([{ status: 'open', delivered: 1 }]);
+    expect(open).toEqual([{ kind: 'call', status: 'open', delivered: 1, amount_micro_usd: quote }]);
     await reading;
+    expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
+    expect(await kasir.ledger(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
     kasir.openai.setScript({});
   });
 

@@ -1,13 +1,14 @@
 // Helpers for paid-route tests: a kasir wired to fake chat upstreams, funded keys, quotes, balances and holds.
 import type { RawEnv } from '../../src/config.js';
-import { createAccount, issueKey } from '../../src/ledger/accounts.js';
-import { adjustBalance, getBalance } from '../../src/ledger/books.js';
+import { issueKey } from '../../src/ledger/accounts.js';
+import { getBalance } from '../../src/ledger/books.js';
 import { ledgerTotals } from '../../src/ledger/history.js';
 import { startFakeAnthropic } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../fakes/chat-upstream.js';
 import { startFakeGemini } from '../fakes/gemini-upstream.js';
 import { startFakeOpenAI } from '../fakes/openai-upstream.js';
 import { type DbTarget, startKasir, type TestKasir } from './app.js';
+import { fundedAccount } from './ledger.js';
 
 export const UPSTREAM_KEYS = {
   openai: 'sk-fake-openai',
@@ -26,8 +27,12 @@ export interface PaidKasir extends TestKasir {
   ): Promise<{ accountId: string; key: string }>;
   /** The prepaid quote the checkout will compute for this body. */
   quote(body: Record<string, unknown>): number;
+  /**
+   * The account row, after this instance has returned the balance leases no call is using: `held` is then
+   * exactly what running calls hold.
+   */
   balance(accountId: string): Promise<{ balance: number; held: number }>;
-  /** Σ ledger per account (must equal the account row). */
+  /** Σ ledger per account (must equal the account row), after the same return of unused leases. */
   ledger(accountId: string): Promise<{ balance: number; held: number }>;
   holdCount(accountId: string): Promise<number>;
   stop(): Promise<void>;
@@ -60,20 +65,11 @@ export async function startPaidKasir(
     anthropic,
     gemini,
     async fundedKey(microUsd, options = {}) {
-      const account = await createAccount(store);
-      if (microUsd > 0) {
-        await adjustBalance(store, {
-          accountId: account.id,
-          kind: 'credit',
-          amountMicroUsd: microUsd,
-          reason: 'test',
-          idempotencyKey: 'fund',
-        });
-      }
-      const issued = await issueKey(store, account.id, {
+      const accountId = await fundedAccount(store, microUsd);
+      const issued = await issueKey(store, accountId, {
         spendCapMicroUsd: options.spendCapMicroUsd ?? null,
       });
-      return { accountId: account.id, key: issued.key };
+      return { accountId, key: issued.key };
     },
     quote(body) {
       const entry = catalog.find(String(body.model));
@@ -83,10 +79,14 @@ export async function startPaidKasir(
       return catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
     },
     async balance(accountId) {
+      await kasir.deps.reserves?.returnUnused();
       const b = await getBalance(store, accountId);
       return { balance: b.balanceMicroUsd, held: b.heldMicroUsd };
     },
-    ledger: (accountId) => ledgerTotals(store, accountId),
+    async ledger(accountId) {
+      await kasir.deps.reserves?.returnUnused();
+      return ledgerTotals(store, accountId);
+    },
     async holdCount(accountId) {
       const rows = await store.kysely
         .selectFrom('holds')

@@ -3,10 +3,12 @@ import type { Migration } from 'kysely';
 import type { DbKind } from '../db.js';
 import { m001Media } from './001-media.js';
 import { m002Ledger } from './002-ledger.js';
+import { m003Leases } from './003-leases.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
     '001-media': m001Media(kind),
     '002-ledger': m002Ledger(kind),
+    '003-leases': m003Leases(kind),
   };
 }

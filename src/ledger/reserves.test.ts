@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
+import { fundedAccount } from '../../test/support/ledger.js';
+import type { Db } from '../store/db.js';
+import { getBalance, sweepExpiredHolds, type UsageInsert } from './books.js';
+import { InsufficientBalanceError } from './errors.js';
+import { ledgerTotals } from './history.js';
+import { Reserves } from './reserves.js';
+
+const usage = (accountId: string, charged: number): UsageInsert => ({
+  created_at: new Date().toISOString(),
+  request_id: 'req',
+  rail: 'prepaid',
+  account_id: accountId,
+  key_id: null,
+  payer: null,
+  offer_id: 'test/offer',
+  quote_micro_usd: 100,
+  charged_micro_usd: charged,
+  status: charged > 0 ? 'charged' : 'voided',
+  http_status: charged > 0 ? 200 : 502,
+  latency_ms: 1,
+  error_code: null,
+});
+const call = { keyId: null, offerId: 'test/offer', requestId: 'req' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(DB_TARGETS)('balance leases on %s', (target) => {
+  let db: Db;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(target));
+  });
+  afterAll(() => close?.());
+
+  const funded = (amount: number) => fundedAccount(db, amount);
+  const rows = (accountId: string) =>
+    db.kysely
+      .selectFrom('holds')
+      .select(['kind', 'status', 'amount_micro_usd', 'used_micro_usd', 'delivered'])
+      .where('account_id', '=', accountId)
+      .orderBy('kind', 'desc')
+      .execute();
+  const usageRows = (accountId: string) =>
+    db.kysely.selectFrom('usage_records').selectAll().where('account_id', '=', accountId).execute();
+  const reserves = (max = 1_000, idleMs = 60_000) =>
+    new Reserves(db, { maxMicroUsd: max, idleMs, ttlSeconds: 600 });
+
+  it('serves calls from one lease and writes their charges with their usage rows in one batch', async () => {
+    const id = await funded(10_000);
+    const r = reserves(1_000);
+    const calls = await Promise.all(Array.from({ length: 5 }, () => r.reserve(id, 100, call)));
+    // One grant of the maximum (the balance covers two), held in the database.
+    expect(await rows(id)).toEqual([
+      { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 0, delivered: 0 },
+    ]);
+    expect(calls.map((c) => c.balanceAfterCharge)).toEqual([9_900, 9_900, 9_900, 9_900, 9_900]);
+    const receipts = await Promise.all(calls.map((c) => c.capture(usage(id, 100))));
+    // Each receipt states the balance after its own charge; the charges reach the database right after.
+    expect(receipts.map((b) => b.balanceMicroUsd)).toEqual([9_900, 9_800, 9_700, 9_600, 9_500]);
+    await r.flush();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 500 });
+    expect(await usageRows(id)).toHaveLength(5);
+    expect(r.view(await getBalance(db, id))).toMatchObject({ heldMicroUsd: 0, availableMicroUsd: 9_500 });
+    await r.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_500, held: 0 });
+    expect(await rows(id)).toEqual([
+      { kind: 'lease', status: 'released', amount_micro_usd: 1_000, used_micro_usd: 500, delivered: 0 },
+    ]);
+  });
+
+  it('returns a released call to the lease, charges nothing and still writes the usage row', async () => {
+    const id = await funded(1_000);
+    const r = reserves(1_000);
+    const c = await r.reserve(id, 300, call);
+    const b = await c.release(usage(id, 0));
+    expect(b.balanceMicroUsd).toBe(1_000);
+    await r.flush();
+    expect((await usageRows(id)).map((u) => u.status)).toEqual(['voided']);
+    await r.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 1_000, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 1_000, held: 0 });
+  });
+
+  it('lets exactly what the balance covers through', async () => {
+    const id = await funded(37 * 100);
+    const r = reserves(1_000_000);
+    const outcomes = await Promise.allSettled(Array.from({ length: 300 }, () => r.reserve(id, 37, call)));
+    const granted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(granted).toHaveLength(100);
+    for (const o of outcomes)
+      if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(InsufficientBalanceError);
+    await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
+    await r.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+  });
+
+  it('takes only what a call lacks near the end of a balance, so two instances strand nothing', async () => {
+    const id = await funded(37 * 100);
+    const a = reserves(1_000);
+    const b = reserves(1_000);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).reserve(id, 37, call)),
+    );
+    const granted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(granted).toHaveLength(100);
+    await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
+    await Promise.all([a.close(), b.close()]);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+  });
+
+  it('tells the caller what is available, counting what its own lease still has', async () => {
+    const id = await funded(250);
+    const r = reserves(1_000);
+    const first = await r.reserve(id, 200, call);
+    const refused = await r.reserve(id, 100, call).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InsufficientBalanceError);
+    expect(refused).toMatchObject({ needed: 100, available: 50, balance: 250 });
+    await first.release(usage(id, 0));
+    await r.close();
+  });
+
+  it('gives an idle lease back, and a debit can take what this instance had leased', async () => {
+    const id = await funded(5_000);
+    const r = reserves(2_000, 100);
+    await (await r.reserve(id, 100, call)).capture(usage(id, 100));
+    await r.flush();
+    expect(await getBalance(db, id)).toMatchObject({ heldMicroUsd: 1_900 });
+    await r.returnAccount(id);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 4_900, heldMicroUsd: 0 });
+    await (await r.reserve(id, 100, call)).capture(usage(id, 100));
+    await sleep(400);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 4_800, heldMicroUsd: 0 });
+    await r.close();
+  });
+
+  it('leaves a crashed instance’s lease to the sweeper: the unused part returns, written charges stay', async () => {
+    const id = await funded(10_000);
+    const writeErrors: string[] = [];
+    const crashed = new Reserves(db, {
+      maxMicroUsd: 2_000,
+      idleMs: 60_000,
+      ttlSeconds: 600,
+      onWriteError: (err) => writeErrors.push(String(err)),
+    });
+    await (await crashed.reserve(id, 300, call)).capture(usage(id, 300));
+    await crashed.flush();
+    const running = await crashed.reserve(id, 200, call); // never settled: the process "dies" here
+    expect(running.amountMicroUsd).toBe(200);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 1_700 });
+    const swept = await sweepExpiredHolds(db, new Date(Date.now() + 3_600_000));
+    expect(swept.released).toBeGreaterThanOrEqual(1);
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_700, held: 0 });
+    // The lease is gone under the instance: its late charge is not written (the call goes uncharged, and the
+    // instance is told), and a new call gets a new lease.
+    await running.capture(usage(id, 200));
+    await crashed.flush();
+    expect(writeErrors).toEqual([expect.stringMatching(/no longer open/)]);
+    await (await crashed.reserve(id, 100, call)).capture(usage(id, 100));
+    await crashed.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+  });
+
+  it('moves a delivered call into a hold of its own, which the sweeper captures after a crash', async () => {
+    const id = await funded(10_000);
+    const r = reserves(1_000);
+    const c = await r.reserve(id, 400, call);
+    c.markDelivered();
+    await sleep(50);
+    expect(await rows(id)).toEqual([
+      { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 400, delivered: 0 },
+      { kind: 'call', status: 'open', amount_micro_usd: 400, used_micro_usd: 0, delivered: 1 },
+    ]);
+    await sweepExpiredHolds(db, new Date(Date.now() + 3_600_000));
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+    await r.close();
+  });
+
+  it('settles a delivered call through its own hold when the call ends normally', async () => {
+    const id = await funded(10_000);
+    const r = reserves(1_000);
+    const c = await r.reserve(id, 400, call);
+    c.markDelivered();
+    const after = await c.capture(usage(id, 400));
+    expect(after.balanceMicroUsd).toBe(9_600);
+    await r.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+    expect((await rows(id)).map((h) => [h.kind, h.status])).toEqual([
+      ['lease', 'released'],
+      ['call', 'captured'],
+    ]);
+  });
+});
