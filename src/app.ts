@@ -31,18 +31,20 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   });
   app.use('*', requestId());
   app.use('*', accessLog(deps.log, deps.metrics));
-  app.use(
-    '*',
-    rateLimit({
-      perMinute: deps.config.rateLimitPerMinute,
-      trustProxy: deps.config.trustProxy,
-      kv: deps.kv,
-      keyLimit: async (token) => {
-        const key = await deps.keys.resolve(token);
-        return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;
-      },
-    }),
-  );
+  // A limit of 0 turns rate limiting off, key limits included: then the middleware is not mounted at all.
+  if (deps.config.rateLimitPerMinute > 0)
+    app.use(
+      '*',
+      rateLimit({
+        perMinute: deps.config.rateLimitPerMinute,
+        trustProxy: deps.config.trustProxy,
+        kv: deps.kv,
+        keyLimit: async (token) => {
+          const key = await deps.keys.resolve(token);
+          return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;
+        },
+      }),
+    );
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);

@@ -8,6 +8,7 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
+import { sendJson } from '../http/node-response.js';
 import { openSse, type SseSink } from '../http/sse.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
@@ -193,7 +194,7 @@ class PaidCall {
     // The id and cost lead and win: an upstream `model` never hides the id that was sold.
     const body = JSON.stringify(Object.assign({ ...id }, result.body, id, { receipt: receipt.receipt }));
     await this.storeReplay(body, JSON_TYPE, receipt);
-    return this.c.body(body, 200, { 'content-type': JSON_TYPE, ...receipt.headers });
+    return sendJson(this.c, 200, body, receipt.headers);
   }
 
   /**

@@ -10,9 +10,12 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     const given = c.req.header('x-request-id');
     const id = given && SANE_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
-    // Responses built through the context (c.json, c.body, errors) carry it; handlers that write to the
-    // Node response or build their own Response set it themselves (see node-response.ts, sse.ts).
-    c.header('x-request-id', id);
+    // On Node it goes straight onto the Node response, which merges it into whatever is written: the context's
+    // c.header() would build a WHATWG Headers object on every request, and every response would then pay to
+    // convert it back. Under app.request() (tests) there is no Node response and the context carries it.
+    const outgoing = c.env?.outgoing;
+    if (outgoing) outgoing.setHeader('x-request-id', id);
+    else c.header('x-request-id', id);
     return next();
   };
 }

@@ -49,9 +49,10 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       `INSERT INTO holds (id, account_id, key_id, amount_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
        VALUES (@id, @account, @key, @q, 'open', 0, @capped, @offer, @request, @now, @expires, NULL)`,
     ),
-    insertEntry: raw.prepare(
-      `INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS})
-       VALUES (@account, @kind, @amount, @heldDelta, @balance, @held, @key, @hold, @reason, @now)`,
+    // The two inserts of every paid call take positional parameters: binding by name costs about a
+    // microsecond more per row (the driver looks each name up).
+    insertEntry: raw.prepare<unknown[]>(
+      `INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     flipHold: raw.prepare<
       { id: string; status: string; now: string },
@@ -94,11 +95,10 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     settleKey: raw.prepare(
       `UPDATE api_keys SET held_micro_usd = held_micro_usd - @q, spent_micro_usd = spent_micro_usd + @spent WHERE id = @key`,
     ),
-    insertUsage: raw.prepare(
+    insertUsage: raw.prepare<unknown[]>(
       `INSERT INTO usage_records (created_at, request_id, rail, account_id, key_id, payer, offer_id, quote_micro_usd,
          charged_micro_usd, status, http_status, latency_ms, error_code)
-       VALUES (@created_at, @request_id, @rail, @account_id, @key_id, @payer, @offer_id, @quote_micro_usd,
-         @charged_micro_usd, @status, @http_status, @latency_ms, @error_code)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     entryByKey: raw.prepare<[string], { id: number }>(
       'SELECT id FROM ledger_entries WHERE idempotency_key = ?',
@@ -116,18 +116,34 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     return row;
   };
   const entry = (a: AccountRow, e: LedgerKindEntry, now: string) =>
-    s.insertEntry.run({
-      account: a.id,
-      kind: e.kind,
-      amount: e.amount,
-      heldDelta: e.heldDelta,
-      balance: a.balance_micro_usd,
-      held: a.held_micro_usd,
-      key: e.key,
-      hold: e.holdId ?? null,
-      reason: e.reason ?? null,
+    s.insertEntry.run(
+      a.id,
+      e.kind,
+      e.amount,
+      e.heldDelta,
+      a.balance_micro_usd,
+      a.held_micro_usd,
+      e.key,
+      e.holdId ?? null,
+      e.reason ?? null,
       now,
-    });
+    );
+  const usage = (u: UsageInsert) =>
+    s.insertUsage.run(
+      u.created_at,
+      u.request_id,
+      u.rail,
+      u.account_id,
+      u.key_id,
+      u.payer,
+      u.offer_id,
+      u.quote_micro_usd,
+      u.charged_micro_usd,
+      u.status,
+      u.http_status,
+      u.latency_ms,
+      u.error_code,
+    );
 
   const hold = (req: HoldRequest, holdId: string, now: string, expires: string): AccountRow => {
     const q = req.amountMicroUsd;
@@ -164,7 +180,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     holdId: string,
     outcome: SettleOutcome,
     now: string,
-    usage: UsageInsert | null,
+    usageRow: UsageInsert | null,
   ): SettleResult => {
     const flipped = s.flipHold.get({ id: holdId, status: outcome, now });
     if (!flipped) {
@@ -192,7 +208,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       },
       now,
     );
-    if (usage) s.insertUsage.run(usage);
+    if (usageRow) usage(usageRow);
     return { status: outcome, amountMicroUsd: q, account, applied: true };
   };
 
@@ -245,7 +261,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
         },
         now,
       );
-      s.insertUsage.run(c.usage);
+      usage(c.usage);
     }
     return after;
   };
@@ -300,7 +316,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     carveHold: (h) => group.submit(() => carveHold(h)),
     insertUsage: (rows) =>
       group.submit(() => {
-        for (const r of rows) s.insertUsage.run(r);
+        for (const r of rows) usage(r);
       }),
   };
 }

@@ -1,5 +1,6 @@
 /** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
 import { type Dispatcher, Pool } from 'undici';
+import { type BufferedAnswer, bufferedRequest } from './buffered.js';
 import { sseFrameGroups } from './sse.js';
 import { UpstreamError } from './types.js';
 
@@ -40,6 +41,8 @@ export interface UpstreamClientOptions {
 
 export type UpstreamResponse = Dispatcher.ResponseData;
 
+/** The largest JSON answer read from an upstream (completions with several choices and long outputs fit). */
+const JSON_ANSWER_LIMIT = 64 * 1024 * 1024;
 /** The longest error body read from an upstream; the rest is dropped. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** The longest upstream message passed on to a caller. */
@@ -127,27 +130,51 @@ export class UpstreamClient {
     });
   }
 
-  /** POSTs a JSON body and parses the JSON answer. */
+  /** POSTs a JSON body and parses the JSON answer (read whole, at most JSON_ANSWER_LIMIT bytes). */
   async postJson(
     path: string,
     payload: unknown,
     headers: Record<string, string>,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const res = await this.post(path, payload, headers, signal);
-    let text: string;
+    let answer: BufferedAnswer;
     try {
-      text = await res.body.text();
+      answer = await bufferedRequest(
+        this.pool,
+        {
+          method: 'POST',
+          path: this.basePath + path,
+          headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
+          body: JSON.stringify(payload),
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: this.options.timeoutMs,
+        },
+        signal,
+        { ok: JSON_ANSWER_LIMIT, error: ERROR_BODY_LIMIT },
+      );
     } catch (err) {
       throw this.failure(err, signal, true);
     }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new UpstreamError('upstream', `${this.provider} answered with a body that is not JSON`, {
-        status: res.statusCode,
+    const { statusCode } = answer;
+    if (statusCode < 200 || statusCode >= 300) {
+      throw classifyStatus({
+        provider: this.provider,
+        status: statusCode,
+        body: answer.body.toString('utf8'),
+        secret: this.options.secret,
+        isCredentialFailure: this.options.isCredentialFailure,
+      });
+    }
+    const notJson = (why: string) =>
+      new UpstreamError('upstream', `${this.provider} answered with ${why}`, {
+        status: statusCode,
         beforeFirstByte: true,
       });
+    if (answer.truncated) throw notJson(`more than ${JSON_ANSWER_LIMIT / 1024 / 1024} MB`);
+    try {
+      return JSON.parse(answer.body.toString('utf8'));
+    } catch {
+      throw notJson('a body that is not JSON');
     }
   }
 
