@@ -186,15 +186,29 @@ class PaidCall {
 
     const receipt = await this.auth.capture(this.usage(200, null));
     this.count('charged');
-    const { entry } = this.offer;
-    const id = {
-      [entry.kind === 'tool' ? 'tool' : 'model']: entry.id,
-      costMicroUsd: this.quote.costMicroUsd,
-    };
-    // The id and cost lead and win: an upstream `model` never hides the id that was sold.
-    const body = JSON.stringify(Object.assign({ ...id }, result.body, id, { receipt: receipt.receipt }));
+    const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
     return sendJson(this.c, 200, body, receipt.headers);
+  }
+
+  /**
+   * The offer's result with what was sold: the id and cost lead and win (an upstream `model` never hides the
+   * id that was sold), the receipt closes. Built from object literals and plain assignments: a computed key or
+   * a spread would turn the object into a slow dictionary before it is serialised.
+   */
+  private stamped(result: Record<string, unknown>, receipt: RailReceipt): Record<string, unknown> {
+    const { entry } = this.offer;
+    const cost = this.quote.costMicroUsd;
+    const out: Record<string, unknown> =
+      entry.kind === 'tool'
+        ? { tool: entry.id, costMicroUsd: cost }
+        : { model: entry.id, costMicroUsd: cost };
+    Object.assign(out, result);
+    if (entry.kind === 'tool') out.tool = entry.id;
+    else out.model = entry.id;
+    out.costMicroUsd = cost;
+    out.receipt = receipt.receipt;
+    return out;
   }
 
   /**

@@ -1,5 +1,9 @@
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJsonObject } from './body.js';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
@@ -46,5 +50,45 @@ describe('readJsonObject', () => {
     const res = await post(JSON.stringify({ text: 'x'.repeat(100) }));
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+});
+
+describe('readJsonObject on a Node server (the request stream itself)', () => {
+  let server: ReturnType<typeof serve>;
+  let url = '';
+  beforeAll(async () => {
+    server = serve({ fetch: appWithLimit(64).fetch, hostname: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const post = async (body: string | AsyncIterable<Buffer>) => {
+    const sent = typeof body === 'string' ? body : Readable.from(body);
+    const res = await request(url, {
+      method: 'POST',
+      body: sent,
+      headers: { 'content-type': 'application/json' },
+    });
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+  };
+
+  it('reads a body sent in several chunks', async () => {
+    async function* parts() {
+      yield Buffer.from('{"a":');
+      await new Promise((r) => setTimeout(r, 5));
+      yield Buffer.from('[1,2]}');
+    }
+    expect(await post(parts())).toEqual({ status: 200, body: { a: [1, 2] } });
+  });
+
+  it('answers 413 for a chunked body that grows past the limit, and keeps the connection usable', async () => {
+    async function* parts() {
+      for (let i = 0; i < 10; i++) yield Buffer.from(`{"pad":"${'x'.repeat(20)}"}`);
+    }
+    const res = await post(parts());
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ error: { code: 'payload_too_large' } });
+    expect(await post('{"b":true}')).toEqual({ status: 200, body: { b: true } });
   });
 });

@@ -52,7 +52,10 @@ export function sendJson(
   if (outgoing) {
     outgoing.writeHead(
       status,
-      Object.assign({ 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) }, headers),
+      Object.assign(
+        { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) },
+        headers,
+      ),
     );
     outgoing.end(body);
     return RESPONSE_ALREADY_SENT;
