@@ -11,4 +11,15 @@ export function newId(prefix: 'acct' | 'key' | 'hold' | 'lease' | 'chg'): string
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomUUID().slice(-12)}`;
 }
 
-export const nowIso = (): string => new Date().toISOString();
+let isoMs = -1;
+let isoText = '';
+
+/** The time now as an ISO string; formatted once per millisecond (every paid call stamps rows with it). */
+export function nowIso(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}

@@ -58,11 +58,15 @@ export function upstreamBody(entry: ModelEntry, input: Record<string, unknown>):
 }
 
 export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
-  const targets = (): ChatTarget[] =>
-    targetsOf(entry).flatMap((t) => {
+  // Providers are configured at start-up, so the targets are worked out once, on the first call.
+  let configured: ChatTarget[] | undefined;
+  const targets = (): ChatTarget[] => {
+    configured ??= targetsOf(entry).flatMap((t) => {
       const provider = chat.providers.get(t.provider);
       return provider && chat.providers.isConfigured(t.provider) ? [{ provider, model: t.endpoint }] : [];
     });
+    return configured;
+  };
 
   return {
     entry,
