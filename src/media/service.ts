@@ -81,7 +81,7 @@ export function createMedia(deps: {
     async open(key, range) {
       const meta = await head(key);
       if (!meta) return null;
-      const body = await blobs.read(key, range);
+      const body = await blobs.read(key, range, meta.size_bytes);
       return body ? { meta, range, body } : null;
     },
     async delete(key) {

@@ -16,8 +16,11 @@ export interface MediaBlobStore {
   readonly kind: 'disk' | 's3';
   /** Streams `body` into the store under `key`. Rejects with `MediaTooLargeError` past `maxBytes`, keeping nothing. */
   put(key: string, contentType: string, body: Readable, maxBytes: number): Promise<StoredObject>;
-  /** A stream of the object's bytes (or of `range`), or null when the key is unknown. */
-  read(key: string, range?: ByteRange): Promise<Readable | null>;
+  /**
+   * A stream of the object's bytes (or of `range`), or null when the key is unknown. `sizeBytes`, when the
+   * caller knows it, lets a store read exactly that much.
+   */
+  read(key: string, range?: ByteRange, sizeBytes?: number): Promise<Readable | null>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
 }
