@@ -107,27 +107,13 @@ export class UpstreamClient {
   ): Promise<UpstreamResponse> {
     let res: UpstreamResponse;
     try {
-      res = await this.pool.request({
-        method: 'POST',
-        path: this.basePath + path,
-        headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
-        body: JSON.stringify(payload),
-        signal,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-      });
+      res = await this.pool.request({ ...this.jsonPost(path, payload, headers), signal });
     } catch (err) {
       throw this.failure(err, signal, true);
     }
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res.body, ERROR_BODY_LIMIT).catch(() => '');
-    throw classifyStatus({
-      provider: this.provider,
-      status: res.statusCode,
-      body: text,
-      secret: this.options.secret,
-      isCredentialFailure: this.options.isCredentialFailure,
-    });
+    throw this.refusal(res.statusCode, text);
   }
 
   /** POSTs a JSON body and parses the JSON answer (read whole, at most JSON_ANSWER_LIMIT bytes). */
@@ -139,32 +125,15 @@ export class UpstreamClient {
   ): Promise<unknown> {
     let answer: BufferedAnswer;
     try {
-      answer = await bufferedRequest(
-        this.pool,
-        {
-          method: 'POST',
-          path: this.basePath + path,
-          headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
-          body: JSON.stringify(payload),
-          headersTimeout: this.options.timeoutMs,
-          bodyTimeout: this.options.timeoutMs,
-        },
-        signal,
-        { ok: JSON_ANSWER_LIMIT, error: ERROR_BODY_LIMIT },
-      );
+      answer = await bufferedRequest(this.pool, this.jsonPost(path, payload, headers), signal, {
+        ok: JSON_ANSWER_LIMIT,
+        error: ERROR_BODY_LIMIT,
+      });
     } catch (err) {
       throw this.failure(err, signal, true);
     }
     const { statusCode } = answer;
-    if (statusCode < 200 || statusCode >= 300) {
-      throw classifyStatus({
-        provider: this.provider,
-        status: statusCode,
-        body: answer.body.toString('utf8'),
-        secret: this.options.secret,
-        isCredentialFailure: this.options.isCredentialFailure,
-      });
-    }
+    if (statusCode < 200 || statusCode >= 300) throw this.refusal(statusCode, answer.body.toString('utf8'));
     const notJson = (why: string) =>
       new UpstreamError('upstream', `${this.provider} answered with ${why}`, {
         status: statusCode,
@@ -176,6 +145,33 @@ export class UpstreamClient {
     } catch {
       throw notJson('a body that is not JSON');
     }
+  }
+
+  /** A JSON POST to `path` under the base URL, with the upstream timeouts. */
+  private jsonPost(
+    path: string,
+    payload: unknown,
+    headers: Record<string, string>,
+  ): Dispatcher.DispatchOptions {
+    return {
+      method: 'POST',
+      path: this.basePath + path,
+      headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
+      body: JSON.stringify(payload),
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+    };
+  }
+
+  /** The failure for a non-2xx answer with this error body. */
+  private refusal(status: number, body: string): UpstreamError {
+    return classifyStatus({
+      provider: this.provider,
+      status,
+      body,
+      secret: this.options.secret,
+      isCredentialFailure: this.options.isCredentialFailure,
+    });
   }
 
   /** Removes our key from a text that may reach a caller. */
