@@ -41,6 +41,8 @@ describe.each(DB_TARGETS)('openai SDK against kasir on %s', (db) => {
     });
     expect(response.headers.get('x-service-charged-micro-usd')).toBe(String(quote));
     expect(response.headers.get('x-service-balance-micro-usd')).toBe(String(1_000_000 - quote));
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
     // The upstream got its own model id and our key, never the caller's.
     const sent = kasir.openai.requests.at(-1);

@@ -28,6 +28,19 @@ describe('over real HTTP', () => {
     await kasir.close();
   });
 
+  it('echoes a request id on every kind of response, once', async () => {
+    for (const path of ['/healthz', '/nowhere', '/v1/models']) {
+      const res = await request(`${server.url}${path}`, {
+        headers: { 'x-request-id': `trace-${path.length}` },
+      });
+      await res.body.arrayBuffer();
+      expect(res.headers['x-request-id'], path).toBe(`trace-${path.length}`);
+    }
+    const fresh = await request(`${server.url}/healthz`);
+    await fresh.body.arrayBuffer();
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('streams a 40 MB upload to disk and serves it back', async () => {
     const res = await request(`${server.url}/v1/media`, {
       method: 'POST',
