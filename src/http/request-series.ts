@@ -45,8 +45,8 @@ export class RequestSeries {
     s.count++;
     s.sum += seconds;
     let i = 0;
-    while (i < this.bounds.length && seconds > (this.bounds[i] as number)) i++;
-    (s.buckets as Float64Array)[i] = (s.buckets[i] as number) + 1;
+    while (i < this.bounds.length && seconds > (this.bounds[i] ?? 0)) i++;
+    s.buckets[i] = (s.buckets[i] ?? 0) + 1;
   }
 
   /** Registers a counter of requests and a histogram of their latency under these names. */
@@ -62,7 +62,7 @@ export class RequestSeries {
       for (const s of this.series.values()) {
         let cumulative = 0;
         this.bounds.forEach((bound, i) => {
-          cumulative += s.buckets[i] as number;
+          cumulative += s.buckets[i] ?? 0;
           lines.push({
             labels: { le: String(bound) },
             sharedLabels: s.labels,
