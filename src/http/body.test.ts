@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -8,14 +8,15 @@ import { readJsonObject } from './body.js';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
 
-function appWithLimit(limit: number) {
+function appWithLimit(limit: number, seen: unknown[] = []) {
   const app = new Hono<AppEnv>();
   app.post('/echo', async (c) => c.json(await readJsonObject(c, limit)));
-  app.onError((err, c) =>
-    err instanceof ApiError
+  app.onError((err, c) => {
+    seen.push(err);
+    return err instanceof ApiError
       ? c.json(err.toBody(), err.status as 400)
-      : c.json({ unexpected: String(err) }, 500),
-  );
+      : c.json({ unexpected: String(err) }, 500);
+  });
   return app;
 }
 
@@ -56,8 +57,9 @@ describe('readJsonObject', () => {
 describe('readJsonObject on a Node server (the request stream itself)', () => {
   let server: ReturnType<typeof serve>;
   let url = '';
+  const seen: unknown[] = [];
   beforeAll(async () => {
-    server = serve({ fetch: appWithLimit(64).fetch, hostname: '127.0.0.1', port: 0 });
+    server = serve({ fetch: appWithLimit(64, seen).fetch, hostname: '127.0.0.1', port: 0 });
     await new Promise((resolve) => server.once('listening', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
   });
@@ -90,5 +92,20 @@ describe('readJsonObject on a Node server (the request stream itself)', () => {
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: { code: 'payload_too_large' } });
     expect(await post('{"b":true}')).toEqual({ status: 200, body: { b: true } });
+  });
+
+  it('treats a caller that hangs up mid-body as an incomplete request, not a failure of kasir', async () => {
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    seen.length = 0;
+    socket.write(
+      'POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"a":',
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toBeInstanceOf(ApiError);
+    expect(seen[0]).toMatchObject({ code: 'invalid_input' });
   });
 });

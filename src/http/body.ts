@@ -36,24 +36,22 @@ export async function readBodyBytes(c: Context<AppEnv>, limit: number): Promise<
       done();
       resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size));
     };
-    const onError = (err: Error) => {
-      done();
-      reject(err);
-    };
-    const onClose = () => {
+    // A caller that hangs up mid-body ('error' with ECONNRESET, or a 'close' before 'end') sent an incomplete
+    // request, not something kasir failed at.
+    const cutOff = () => {
       done();
       reject(new ApiError('invalid_input', 'the request body ended before it was complete'));
     };
     const done = () => {
       incoming.off('data', onData);
       incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      incoming.off('close', onClose);
+      incoming.off('error', cutOff);
+      incoming.off('close', cutOff);
     };
     incoming.on('data', onData);
     incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    incoming.on('close', onClose);
+    incoming.on('error', cutOff);
+    incoming.on('close', cutOff);
   });
 }
 
