@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';
@@ -81,6 +82,35 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     await r.close();
     expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 1_000, heldMicroUsd: 0 });
     expect(await ledgerTotals(db, id)).toEqual({ balance: 1_000, held: 0 });
+  });
+
+  it('keeps a charge held while its write fails, and writes it once the database works again', async () => {
+    const id = await funded(10_000);
+    const failures: Array<{ leaseId: string; calls: number; microUsd: number }> = [];
+    const r = new Reserves(db, {
+      maxMicroUsd: 1_000,
+      idleMs: 60_000,
+      ttlSeconds: 600,
+      onWriteError: (_err, detail) => failures.push(detail),
+    });
+    const c = await r.reserve(id, 100, call);
+    // A real failure of the database: the table the charge writes into is gone for a while.
+    await sql`ALTER TABLE usage_records RENAME TO usage_records_away`.execute(db.kysely);
+    try {
+      expect((await c.capture(usage(id, 100))).balanceMicroUsd).toBe(9_900);
+      await expect.poll(() => failures.length, { timeout: 2_000 }).toBeGreaterThan(0);
+      expect(failures[0]).toMatchObject({ calls: 1, microUsd: 100 });
+      // Nothing is written and the money stays held in the lease, so nothing else can spend it.
+      expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
+    } finally {
+      await sql`ALTER TABLE usage_records_away RENAME TO usage_records`.execute(db.kysely);
+    }
+    await r.flush();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 900 });
+    expect(await usageRows(id)).toHaveLength(1);
+    await r.close();
+    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 0 });
+    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_900, held: 0 });
   });
 
   it('lets exactly what the balance covers through', async () => {
