@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
+import { describe, expect, it } from 'vitest';
+import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';
-import type { Db } from '../store/db.js';
 import { issueKey, KeyResolver, revokeKey } from './accounts.js';
 import {
   adjustBalance,
@@ -27,25 +26,20 @@ const hold = (accountId: string, amount: number, extra: Partial<Parameters<typeo
 });
 
 describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
-  let db: Db;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ db, close } = await openTestDb(target));
-  });
-  afterAll(() => close?.());
+  const store = useTestDb(target);
 
-  const funded = (amount: number) => fundedAccount(db, amount);
+  const funded = (amount: number) => fundedAccount(store.db, amount);
 
   it('credits and debits once per idempotency key', async () => {
     const id = await funded(0);
-    const first = await adjustBalance(db, {
+    const first = await adjustBalance(store.db, {
       accountId: id,
       kind: 'credit',
       amountMicroUsd: 5_000_000,
       reason: 'top-up',
       idempotencyKey: 'k1',
     });
-    const again = await adjustBalance(db, {
+    const again = await adjustBalance(store.db, {
       accountId: id,
       kind: 'credit',
       amountMicroUsd: 5_000_000,
@@ -54,23 +48,23 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
     });
     expect(first.applied).toBe(true);
     expect(again.applied).toBe(false);
-    expect((await getBalance(db, id)).balanceMicroUsd).toBe(5_000_000);
-    await adjustBalance(db, {
+    expect((await getBalance(store.db, id)).balanceMicroUsd).toBe(5_000_000);
+    await adjustBalance(store.db, {
       accountId: id,
       kind: 'debit',
       amountMicroUsd: 1_000_000,
       reason: 'fix',
       idempotencyKey: 'd1',
     });
-    expect((await getBalance(db, id)).balanceMicroUsd).toBe(4_000_000);
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 4_000_000, held: 0 });
+    expect((await getBalance(store.db, id)).balanceMicroUsd).toBe(4_000_000);
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 4_000_000, held: 0 });
   });
 
   it('applies concurrent replays of one credit exactly once', async () => {
     const id = await funded(0);
     await Promise.all(
       Array.from({ length: 20 }, () =>
-        adjustBalance(db, {
+        adjustBalance(store.db, {
           accountId: id,
           kind: 'credit',
           amountMicroUsd: 700,
@@ -79,13 +73,13 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
         }),
       ),
     );
-    expect((await getBalance(db, id)).balanceMicroUsd).toBe(700);
+    expect((await getBalance(store.db, id)).balanceMicroUsd).toBe(700);
   });
 
   it('never debits below zero or below what is held', async () => {
     const id = await funded(1000);
     await expect(
-      adjustBalance(db, {
+      adjustBalance(store.db, {
         accountId: id,
         kind: 'debit',
         amountMicroUsd: 1001,
@@ -93,9 +87,9 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
         idempotencyKey: 'too-much',
       }),
     ).rejects.toBeInstanceOf(InsufficientBalanceError);
-    await placeHold(db, hold(id, 600));
+    await placeHold(store.db, hold(id, 600));
     await expect(
-      adjustBalance(db, {
+      adjustBalance(store.db, {
         accountId: id,
         kind: 'debit',
         amountMicroUsd: 500,
@@ -103,7 +97,7 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
         idempotencyKey: 'under-hold',
       }),
     ).rejects.toBeInstanceOf(InsufficientBalanceError);
-    expect(await getBalance(db, id)).toMatchObject({
+    expect(await getBalance(store.db, id)).toMatchObject({
       balanceMicroUsd: 1000,
       heldMicroUsd: 600,
       availableMicroUsd: 400,
@@ -112,35 +106,39 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
 
   it('holds, then captures exactly the held amount once', async () => {
     const id = await funded(10_000);
-    const h = await placeHold(db, hold(id, 2_500));
+    const h = await placeHold(store.db, hold(id, 2_500));
     expect(h.balance).toMatchObject({
       balanceMicroUsd: 10_000,
       heldMicroUsd: 2_500,
       availableMicroUsd: 7_500,
     });
-    const captured = await captureHold(db, h.holdId);
+    const captured = await captureHold(store.db, h.holdId);
     expect(captured).toMatchObject({ status: 'captured', applied: true, amountMicroUsd: 2_500 });
     expect(captured.balance).toMatchObject({ balanceMicroUsd: 7_500, heldMicroUsd: 0 });
-    const replay = await captureHold(db, h.holdId);
+    const replay = await captureHold(store.db, h.holdId);
     expect(replay.applied).toBe(false);
-    const late = await releaseHold(db, h.holdId);
+    const late = await releaseHold(store.db, h.holdId);
     expect(late).toMatchObject({ applied: false, status: 'captured' });
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 7_500, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 7_500, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 7_500, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 7_500, held: 0 });
   });
 
   it('releases a hold without charging', async () => {
     const id = await funded(3_000);
-    const h = await placeHold(db, hold(id, 3_000));
-    await expect(placeHold(db, hold(id, 1))).rejects.toMatchObject({ needed: 1, available: 0, shortfall: 1 });
-    await releaseHold(db, h.holdId);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 3_000, heldMicroUsd: 0 });
+    const h = await placeHold(store.db, hold(id, 3_000));
+    await expect(placeHold(store.db, hold(id, 1))).rejects.toMatchObject({
+      needed: 1,
+      available: 0,
+      shortfall: 1,
+    });
+    await releaseHold(store.db, h.holdId);
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 3_000, heldMicroUsd: 0 });
   });
 
   it('lets exactly as many concurrent holds through as the balance covers', async () => {
     const id = await funded(100 * 1_000);
     const results = await Promise.allSettled(
-      Array.from({ length: 400 }, (_, i) => placeHold(db, hold(id, 1_000, { requestId: `r${i}` }))),
+      Array.from({ length: 400 }, (_, i) => placeHold(store.db, hold(id, 1_000, { requestId: `r${i}` }))),
     );
     const ok = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<
       Awaited<ReturnType<typeof placeHold>>
@@ -150,60 +148,60 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
     expect(refused).toHaveLength(300);
     for (const r of refused)
       expect((r as PromiseRejectedResult).reason).toBeInstanceOf(InsufficientBalanceError);
-    await Promise.all(ok.map((r) => captureHold(db, r.value.holdId)));
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+    await Promise.all(ok.map((r) => captureHold(store.db, r.value.holdId)));
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 0, held: 0 });
   });
 
   it('bounds a key by its spend cap, and releases count back under it', async () => {
     const id = await funded(1_000_000);
-    const key = await issueKey(db, id, { spendCapMicroUsd: 5_000 });
-    const resolved = await new KeyResolver(db).resolve(key.key);
+    const key = await issueKey(store.db, id, { spendCapMicroUsd: 5_000 });
+    const resolved = await new KeyResolver(store.db).resolve(key.key);
     expect(resolved).toMatchObject({ keyId: key.key_id, accountId: id, spendCapped: true });
-    const a = await placeHold(db, hold(id, 3_000, { keyId: key.key_id, keySpendCapped: true }));
+    const a = await placeHold(store.db, hold(id, 3_000, { keyId: key.key_id, keySpendCapped: true }));
     await expect(
-      placeHold(db, hold(id, 2_001, { keyId: key.key_id, keySpendCapped: true })),
+      placeHold(store.db, hold(id, 2_001, { keyId: key.key_id, keySpendCapped: true })),
     ).rejects.toBeInstanceOf(SpendCapExceededError);
     // The refused hold left the account untouched.
-    expect((await getBalance(db, id)).heldMicroUsd).toBe(3_000);
-    await captureHold(db, a.holdId);
-    const b = await placeHold(db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
-    await releaseHold(db, b.holdId);
-    await placeHold(db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
+    expect((await getBalance(store.db, id)).heldMicroUsd).toBe(3_000);
+    await captureHold(store.db, a.holdId);
+    const b = await placeHold(store.db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
+    await releaseHold(store.db, b.holdId);
+    await placeHold(store.db, hold(id, 2_000, { keyId: key.key_id, keySpendCapped: true }));
     await expect(
-      placeHold(db, hold(id, 1, { keyId: key.key_id, keySpendCapped: true })),
+      placeHold(store.db, hold(id, 1, { keyId: key.key_id, keySpendCapped: true })),
     ).rejects.toBeInstanceOf(SpendCapExceededError);
   });
 
   it('resolves keys by hash only, and forgets revoked keys', async () => {
     const id = await funded(0);
-    const key = await issueKey(db, id, { label: 'ci' });
+    const key = await issueKey(store.db, id, { label: 'ci' });
     expect(key.key).toMatch(/^ksr_[A-Za-z0-9_-]{43}$/);
-    const stored = await db.kysely
+    const stored = await store.db.kysely
       .selectFrom('api_keys')
       .selectAll()
       .where('id', '=', key.key_id)
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(key.key);
-    const resolver = new KeyResolver(db);
+    const resolver = new KeyResolver(store.db);
     expect(await resolver.resolve(key.key)).toMatchObject({ keyId: key.key_id });
     expect(await resolver.resolve(`${key.key.slice(0, -1)}x`)).toBeNull();
     expect(await resolver.resolve('not-a-key')).toBeNull();
-    await revokeKey(db, key.key_id);
+    await revokeKey(store.db, key.key_id);
     resolver.forget(key.key_id);
     expect(await resolver.resolve(key.key)).toBeNull();
   });
 
   it('sweeps expired holds: released when nothing was delivered, captured when it was', async () => {
     const id = await funded(10_000);
-    const lost = await placeHold(db, hold(id, 1_000, { ttlSeconds: 30 }));
-    const delivered = await placeHold(db, hold(id, 2_000, { ttlSeconds: 30 }));
-    const fresh = await placeHold(db, hold(id, 4_000, { ttlSeconds: 3600 }));
-    await markHoldDelivered(db, delivered.holdId);
-    const result = await sweepExpiredHolds(db, new Date(Date.now() + 60_000));
+    const lost = await placeHold(store.db, hold(id, 1_000, { ttlSeconds: 30 }));
+    const delivered = await placeHold(store.db, hold(id, 2_000, { ttlSeconds: 30 }));
+    const fresh = await placeHold(store.db, hold(id, 4_000, { ttlSeconds: 3600 }));
+    await markHoldDelivered(store.db, delivered.holdId);
+    const result = await sweepExpiredHolds(store.db, new Date(Date.now() + 60_000));
     expect(result).toEqual({ captured: 1, released: 1 });
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 8_000, heldMicroUsd: 4_000 });
-    const statuses = await db.kysely
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 8_000, heldMicroUsd: 4_000 });
+    const statuses = await store.db.kysely
       .selectFrom('holds')
       .select(['id', 'status'])
       .where('id', 'in', [lost.holdId, delivered.holdId, fresh.holdId])
@@ -213,14 +211,14 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
       [delivered.holdId]: 'captured',
       [fresh.holdId]: 'open',
     });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 8_000, held: 4_000 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 8_000, held: 4_000 });
   });
 
   it('keeps the ledger append-only: entries are never rewritten by settling', async () => {
     const id = await funded(5_000);
-    const h = await placeHold(db, hold(id, 1_000));
-    await captureHold(db, h.holdId);
-    const kinds = await db.kysely
+    const h = await placeHold(store.db, hold(id, 1_000));
+    await captureHold(store.db, h.holdId);
+    const kinds = await store.db.kysely
       .selectFrom('ledger_entries')
       .select(['kind', 'amount_micro_usd', 'held_delta_micro_usd'])
       .where('account_id', '=', id)

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, openTestDb } from '../../test/support/app.js';
+import { describe, expect, it } from 'vitest';
+import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';
-import type { Db } from '../store/db.js';
 import { getBalance, sweepExpiredHolds, type UsageInsert } from './books.js';
 import { InsufficientBalanceError } from './errors.js';
 import { ledgerTotals } from './history.js';
@@ -27,25 +26,20 @@ const call = { keyId: null, offerId: 'test/offer', requestId: 'req' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(DB_TARGETS)('balance leases on %s', (target) => {
-  let db: Db;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ db, close } = await openTestDb(target));
-  });
-  afterAll(() => close?.());
+  const store = useTestDb(target);
 
-  const funded = (amount: number) => fundedAccount(db, amount);
+  const funded = (amount: number) => fundedAccount(store.db, amount);
   const rows = (accountId: string) =>
-    db.kysely
+    store.db.kysely
       .selectFrom('holds')
       .select(['kind', 'status', 'amount_micro_usd', 'used_micro_usd', 'delivered'])
       .where('account_id', '=', accountId)
       .orderBy('kind', 'desc')
       .execute();
   const usageRows = (accountId: string) =>
-    db.kysely.selectFrom('usage_records').selectAll().where('account_id', '=', accountId).execute();
+    store.db.kysely.selectFrom('usage_records').selectAll().where('account_id', '=', accountId).execute();
   const reserves = (max = 1_000, idleMs = 60_000) =>
-    new Reserves(db, { maxMicroUsd: max, idleMs, ttlSeconds: 600 });
+    new Reserves(store.db, { maxMicroUsd: max, idleMs, ttlSeconds: 600 });
 
   it('serves calls from one lease and writes their charges with their usage rows in one batch', async () => {
     const id = await funded(10_000);
@@ -60,12 +54,15 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     // Each receipt states the balance after its own charge; the charges reach the database right after.
     expect(receipts.map((b) => b.balanceMicroUsd)).toEqual([9_900, 9_800, 9_700, 9_600, 9_500]);
     await r.flush();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 500 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 500 });
     expect(await usageRows(id)).toHaveLength(5);
-    expect(r.view(await getBalance(db, id))).toMatchObject({ heldMicroUsd: 0, availableMicroUsd: 9_500 });
+    expect(r.view(await getBalance(store.db, id))).toMatchObject({
+      heldMicroUsd: 0,
+      availableMicroUsd: 9_500,
+    });
     await r.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_500, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_500, held: 0 });
     expect(await rows(id)).toEqual([
       { kind: 'lease', status: 'released', amount_micro_usd: 1_000, used_micro_usd: 500, delivered: 0 },
     ]);
@@ -80,14 +77,14 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     await r.flush();
     expect((await usageRows(id)).map((u) => u.status)).toEqual(['voided']);
     await r.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 1_000, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 1_000, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 1_000, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 1_000, held: 0 });
   });
 
   it('keeps a charge held while its write fails, and writes it once the database works again', async () => {
     const id = await funded(10_000);
     const failures: Array<{ leaseId: string; calls: number; microUsd: number }> = [];
-    const r = new Reserves(db, {
+    const r = new Reserves(store.db, {
       maxMicroUsd: 1_000,
       idleMs: 60_000,
       ttlSeconds: 600,
@@ -95,22 +92,22 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     });
     const c = await r.reserve(id, 100, call);
     // A real failure of the database: the table the charge writes into is gone for a while.
-    await sql`ALTER TABLE usage_records RENAME TO usage_records_away`.execute(db.kysely);
+    await sql`ALTER TABLE usage_records RENAME TO usage_records_away`.execute(store.db.kysely);
     try {
       expect((await c.capture(usage(id, 100))).balanceMicroUsd).toBe(9_900);
       await expect.poll(() => failures.length, { timeout: 2_000 }).toBeGreaterThan(0);
       expect(failures[0]).toMatchObject({ calls: 1, microUsd: 100 });
       // Nothing is written and the money stays held in the lease, so nothing else can spend it.
-      expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
+      expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
     } finally {
-      await sql`ALTER TABLE usage_records_away RENAME TO usage_records`.execute(db.kysely);
+      await sql`ALTER TABLE usage_records_away RENAME TO usage_records`.execute(store.db.kysely);
     }
     await r.flush();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 900 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 900 });
     expect(await usageRows(id)).toHaveLength(1);
     await r.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_900, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_900, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_900, held: 0 });
   });
 
   it('lets exactly what the balance covers through', async () => {
@@ -123,8 +120,8 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(InsufficientBalanceError);
     await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
     await r.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 0, held: 0 });
   });
 
   it('takes only what a call lacks near the end of a balance, so two instances strand nothing', async () => {
@@ -138,8 +135,8 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     expect(granted).toHaveLength(100);
     await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
     await Promise.all([a.close(), b.close()]);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 0, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 0, held: 0 });
   });
 
   it('tells the caller what is available, counting what its own lease still has', async () => {
@@ -158,19 +155,19 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     const r = reserves(2_000, 100);
     await (await r.reserve(id, 100, call)).capture(usage(id, 100));
     await r.flush();
-    expect(await getBalance(db, id)).toMatchObject({ heldMicroUsd: 1_900 });
+    expect(await getBalance(store.db, id)).toMatchObject({ heldMicroUsd: 1_900 });
     await r.returnAccount(id);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 4_900, heldMicroUsd: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 4_900, heldMicroUsd: 0 });
     await (await r.reserve(id, 100, call)).capture(usage(id, 100));
     await sleep(400);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 4_800, heldMicroUsd: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 4_800, heldMicroUsd: 0 });
     await r.close();
   });
 
   it('leaves a crashed instance’s lease to the sweeper: the unused part returns, written charges stay', async () => {
     const id = await funded(10_000);
     const writeErrors: string[] = [];
-    const crashed = new Reserves(db, {
+    const crashed = new Reserves(store.db, {
       maxMicroUsd: 2_000,
       idleMs: 60_000,
       ttlSeconds: 600,
@@ -180,11 +177,11 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     await crashed.flush();
     const running = await crashed.reserve(id, 200, call); // never settled: the process "dies" here
     expect(running.amountMicroUsd).toBe(200);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 1_700 });
-    const swept = await sweepExpiredHolds(db, new Date(Date.now() + 3_600_000));
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 1_700 });
+    const swept = await sweepExpiredHolds(store.db, new Date(Date.now() + 3_600_000));
     expect(swept.released).toBeGreaterThanOrEqual(1);
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_700, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_700, held: 0 });
     // The lease is gone under the instance: its late charge is not written (the call goes uncharged, and the
     // instance is told), and a new call gets a new lease.
     await running.capture(usage(id, 200));
@@ -192,8 +189,8 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     expect(writeErrors).toEqual([expect.stringMatching(/no longer open/)]);
     await (await crashed.reserve(id, 100, call)).capture(usage(id, 100));
     await crashed.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
   });
 
   it('moves a delivered call into a hold of its own, which the sweeper captures after a crash', async () => {
@@ -206,9 +203,9 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
       { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 400, delivered: 0 },
       { kind: 'call', status: 'open', amount_micro_usd: 400, used_micro_usd: 0, delivered: 1 },
     ]);
-    await sweepExpiredHolds(db, new Date(Date.now() + 3_600_000));
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+    await sweepExpiredHolds(store.db, new Date(Date.now() + 3_600_000));
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
     await r.close();
   });
 
@@ -220,8 +217,8 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     const after = await c.capture(usage(id, 400));
     expect(after.balanceMicroUsd).toBe(9_600);
     await r.close();
-    expect(await getBalance(db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
-    expect(await ledgerTotals(db, id)).toEqual({ balance: 9_600, held: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
     expect((await rows(id)).map((h) => [h.kind, h.status])).toEqual([
       ['lease', 'released'],
       ['call', 'captured'],

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { type Config, loadConfig, type RawEnv } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
@@ -54,8 +55,26 @@ export async function startKasir(
   };
 }
 
+/**
+ * A fresh database of `target` for the enclosing describe block: opened before its tests, closed (and dropped,
+ * on PostgreSQL) after them. Tests read it through `.db`.
+ */
+export function useTestDb(target: DbTarget): { readonly db: Db } {
+  let opened: { db: Db; close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    opened = await openTestDb(target);
+  });
+  afterAll(() => opened?.close());
+  return {
+    get db() {
+      if (!opened) throw new Error('the test database opens in beforeAll: read it inside a test');
+      return opened.db;
+    },
+  };
+}
+
 /** A bare database (migrated, no app) on SQLite in memory or a fresh PostgreSQL database, and how to drop it. */
-export async function openTestDb(target: DbTarget): Promise<{ db: Db; close(): Promise<void> }> {
+async function openTestDb(target: DbTarget): Promise<{ db: Db; close(): Promise<void> }> {
   if (target === 'sqlite') {
     const db = await openDb({ kind: 'sqlite', file: ':memory:' });
     return { db, close: () => db.close() };
