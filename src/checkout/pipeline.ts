@@ -8,7 +8,7 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
-import { sendJson } from '../http/node-response.js';
+import { JSON_TYPE, sendJson } from '../http/node-response.js';
 import { openSse, type SseSink } from '../http/sse.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
@@ -43,7 +43,6 @@ export interface Sale {
 }
 
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 function paidRequest(c: Context<AppEnv>, publicBaseUrl: string): PaidRequest {
   return {

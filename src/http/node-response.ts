@@ -35,7 +35,7 @@ export function sendStream(
   return new Response(webBody, { status, headers: all });
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Sends a serialised JSON body. Under @hono/node-server it is written to the Node response in one go: going

@@ -6,6 +6,7 @@ import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
 
 export interface RateLimitOptions {
+  /** Requests per minute per client, at least 1: a server with no limit does not mount this middleware. */
   perMinute: number;
   trustProxy: boolean;
   kv: KeyValue;
@@ -17,7 +18,6 @@ const WINDOW_MS = 60_000;
 
 export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (opts.perMinute === 0) return next();
     let bucket = `rl:ip:${clientIp(c, opts.trustProxy)}`;
     let limit = opts.perMinute;
     const auth = c.req.header('authorization');

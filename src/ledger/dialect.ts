@@ -102,6 +102,10 @@ export interface BooksDialect {
   ): Promise<{ account: AccountRow; applied: boolean }>;
 }
 
+/** The columns of a lease or carved hold row, in the order both dialects insert them. */
+export const HOLD_COLUMNS =
+  'id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at';
+
 /** The columns of a ledger entry, in the order both dialects insert them. */
 export const LEDGER_ENTRY_COLUMNS =
   'account_id, kind, amount_micro_usd, held_delta_micro_usd, balance_after_micro_usd, held_after_micro_usd, idempotency_key, hold_id, reason, created_at';

@@ -11,6 +11,7 @@ import type { HoldTable } from '../store/schema.js';
 import {
   type AccountRow,
   type BooksDialect,
+  HOLD_COLUMNS,
   type HoldRequest,
   LEDGER_ENTRY_COLUMNS,
   leaseSize,
@@ -290,7 +291,7 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
         const granted = leaseSize(g, available);
         if (g.isNew) {
           await client.query(
-            `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+            `INSERT INTO holds (${HOLD_COLUMNS})
              VALUES ($1, 'lease', $2, NULL, $3, 0, 'open', 0, 0, 'kasir:lease', $4, $5, $6, NULL)`,
             [g.leaseId, g.accountId, granted, g.requestId, g.now, g.expiresAt],
           );
@@ -351,7 +352,7 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
         const used = await client.query(USE_LEASE_SQL, [h.leaseId, h.amountMicroUsd, h.expiresAt]);
         if (used.rowCount === 0) throw new LeaseClosedError(h.leaseId);
         await client.query(
-          `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+          `INSERT INTO holds (${HOLD_COLUMNS})
            VALUES ($1, 'call', $2, $3, $4, 0, 'open', 1, 0, $5, $6, $7, $8, NULL)`,
           [h.holdId, h.accountId, h.keyId, h.amountMicroUsd, h.offerId, h.requestId, h.now, h.expiresAt],
         );

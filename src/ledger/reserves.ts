@@ -23,6 +23,7 @@ import {
   chargeLease,
   grantLease,
   insertUsage,
+  type LeaseCharge,
   releaseHold,
   type UsageInsert,
 } from './books.js';
@@ -71,12 +72,6 @@ interface Lease {
   closed: boolean;
 }
 
-interface PendingCharge {
-  chargeId: string;
-  amountMicroUsd: number;
-  usage: UsageInsert;
-}
-
 /**
  * How long a charge waits to be written with others; a crash in that window leaves it uncharged. Each write
  * is one commit whatever the number of charges in it, so under load a longer wait means fewer commits per call.
@@ -88,7 +83,7 @@ const CLOSE_FLUSH_MS = 5000;
 
 export class Reserves {
   private readonly leases = new Map<string, Lease>();
-  private charges = new Map<Lease, PendingCharge[]>();
+  private charges = new Map<Lease, LeaseCharge[]>();
   private usages: UsageInsert[] = [];
   private writeTimer: NodeJS.Timeout | undefined;
   private readonly writing = new Set<Promise<void>>();
@@ -279,7 +274,7 @@ export class Reserves {
   }
 
   /** Takes the charge now (the caller's receipt states it) and queues its write (see scheduleWrite). */
-  private charge(lease: Lease, charge: PendingCharge): Balance {
+  private charge(lease: Lease, charge: LeaseCharge): Balance {
     lease.unwritten += charge.amountMicroUsd;
     lease.lastUsed = Date.now();
     const queue = this.charges.get(lease);
@@ -329,7 +324,7 @@ export class Reserves {
     }, WRITE_RETRY_MS).unref();
   }
 
-  private async writeCharges(lease: Lease, items: PendingCharge[]): Promise<void> {
+  private async writeCharges(lease: Lease, items: LeaseCharge[]): Promise<void> {
     const total = items.reduce((sum, c) => sum + c.amountMicroUsd, 0);
     try {
       const after = await chargeLease(this.db, lease.id, items, this.expiry(new Date()));

@@ -9,6 +9,7 @@ import {
   type AccountRow,
   type BooksDialect,
   type CarvedHold,
+  HOLD_COLUMNS,
   type HoldRequest,
   LEDGER_ENTRY_COLUMNS,
   type LeaseCharge,
@@ -68,7 +69,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
        RETURNING id, balance_micro_usd, held_micro_usd`,
     ),
     insertLease: raw.prepare(
-      `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+      `INSERT INTO holds (${HOLD_COLUMNS})
        VALUES (@id, 'lease', @account, NULL, @g, 0, 'open', 0, 0, 'kasir:lease', @request, @now, @expires, NULL)`,
     ),
     growLease: raw.prepare(
@@ -85,7 +86,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
        WHERE id = @account RETURNING id, balance_micro_usd, held_micro_usd`,
     ),
     insertCarved: raw.prepare(
-      `INSERT INTO holds (id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
+      `INSERT INTO holds (${HOLD_COLUMNS})
        VALUES (@id, 'call', @account, @key, @q, 0, 'open', 1, 0, @offer, @request, @now, @expires, NULL)`,
     ),
     settleAccount: raw.prepare<{ q: number; spent: number; account: string }, AccountRow>(
