@@ -4,6 +4,7 @@
  * pass on every line would cost more than the rest of the log call.
  */
 import pino, { type Logger } from 'pino';
+import { LogBatch } from './log-batch.js';
 
 export type { Logger } from 'pino';
 
@@ -13,8 +14,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'kasir' },
     },
-    // Lines gather into ~12 KB writes (each async write is a hop to libuv's thread pool, which on a busy single
+    // Lines gather into ~16 KB writes (each async write is a hop to libuv's thread pool, which on a busy single
     // core costs more than the line itself); a quiet server still writes what it has every 500 ms.
-    destination ?? pino.destination({ sync: false, minLength: 12 * 1024, periodicFlush: 500 }),
+    destination ?? new LogBatch(pino.destination({ sync: false, minLength: 0 }), 16 * 1024, 500),
   );
 }
