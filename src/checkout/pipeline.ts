@@ -10,6 +10,7 @@ import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
 import { JSON_TYPE, sendJson } from '../http/node-response.js';
 import { openSse, type SseSink } from '../http/sse.js';
+import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
 import type { Db } from '../store/db.js';
@@ -121,7 +122,7 @@ function replayStored(c: Context<AppEnv>, stored: StoredResponse): Response {
 
 /** One authorized call: runs the offer, settles exactly once, and answers. */
 class PaidCall {
-  private readonly abort = new AbortController();
+  private readonly abort = new CallAbort();
   constructor(
     private readonly c: Context<AppEnv>,
     private readonly deps: CheckoutDeps,
@@ -174,7 +175,7 @@ class PaidCall {
     let result: Awaited<ReturnType<Offer['run']>>;
     try {
       result = await this.offer.run(input, {
-        signal: this.abort.signal,
+        signal: this.abort,
         requestId: this.c.get('requestId'),
         quote: this.quote,
       });

@@ -5,6 +5,7 @@
  * chunks and the caller's signal gets one listener.
  */
 import type { Dispatcher } from 'undici';
+import type { CallSignal } from './call-signal.js';
 
 export interface BufferedAnswer {
   statusCode: number;
@@ -29,7 +30,7 @@ export interface AnswerLimits {
 export function bufferedRequest(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
+  signal: CallSignal,
   limits: AnswerLimits,
 ): Promise<BufferedAnswer> {
   return new Promise((resolve, reject) => {
@@ -55,8 +56,9 @@ export function bufferedRequest(
       resolve({ statusCode, body: truncated ? body.subarray(0, limit) : body, truncated });
     };
     const onAbort = () => {
-      controller?.abort(signal.reason);
-      settle(signal.reason);
+      const { reason } = signal;
+      controller?.abort(reason instanceof Error ? reason : new Error('request aborted'));
+      settle(reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
 

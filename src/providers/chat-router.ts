@@ -1,4 +1,6 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
+
+import type { CallSignal } from './call-signal.js';
 import { deferredStream } from './deferred-stream.js';
 import {
   type CallContext,
@@ -135,11 +137,11 @@ function mostTelling(errors: unknown[]): unknown {
   return real.at(-1) ?? errors[0];
 }
 
-function throwIfAborted(signal: AbortSignal): void {
+function throwIfAborted(signal: CallSignal): void {
   if (signal.aborted) throw signal.reason;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: CallSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

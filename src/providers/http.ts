@@ -1,6 +1,7 @@
 /** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
 import { type Dispatcher, Pool } from 'undici';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
+import type { CallSignal } from './call-signal.js';
 import { sseFrameGroups } from './sse.js';
 import { UpstreamError } from './types.js';
 
@@ -103,11 +104,16 @@ export class UpstreamClient {
     path: string,
     payload: unknown,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<UpstreamResponse> {
     let res: UpstreamResponse;
     try {
-      res = await this.pool.request({ ...this.jsonPost(path, payload, headers), signal });
+      // undici takes any object with addEventListener/removeEventListener as a signal; its types name only
+      // AbortSignal and EventEmitter.
+      res = await this.pool.request({
+        ...this.jsonPost(path, payload, headers),
+        signal: signal as AbortSignal,
+      });
     } catch (err) {
       throw this.failure(err, signal, true);
     }
@@ -121,7 +127,7 @@ export class UpstreamClient {
     path: string,
     payload: unknown,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<unknown> {
     let answer: BufferedAnswer;
     try {
@@ -184,7 +190,7 @@ export class UpstreamClient {
    * aborted call rethrows the abort reason (the caller is gone, nothing to classify), timeouts become
    * `timeout`, everything else `upstream`.
    */
-  failure(err: unknown, signal: AbortSignal, beforeFirstByte: boolean): unknown {
+  failure(err: unknown, signal: CallSignal, beforeFirstByte: boolean): unknown {
     if (err instanceof UpstreamError) return err;
     if (signal.aborted) return signal.reason;
     const code = (err as { code?: unknown } | null)?.code;

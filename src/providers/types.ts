@@ -1,4 +1,5 @@
 /** The provider port: how kasir talks to an upstream, and how upstream failures are classified. Knows nothing about money. */
+import type { CallSignal } from './call-signal.js';
 
 /** Why an upstream call failed; the checkout maps each kind to a status and voids the payment. */
 export type UpstreamFailureKind =
@@ -63,7 +64,7 @@ export type ChatStreamEvent =
   | { type: 'end'; usage: ChatUsage; id: string; model: string; created: number };
 
 export interface CallContext {
-  signal: AbortSignal;
+  signal: CallSignal;
   requestId: string;
 }
 

@@ -1,4 +1,6 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
+
+import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
 import { jsonFrame } from '../sse.js';
@@ -14,7 +16,7 @@ import { finishReasonOf, usageFromAnthropic } from './response.js';
 export async function* translateAnthropicStream(
   res: UpstreamResponse,
   client: UpstreamClient,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): AsyncGenerator<ChatStreamEvent> {
   let identity: ChunkIdentity | undefined;
   let rawUsage: JsonObject = {};

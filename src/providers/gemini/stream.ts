@@ -1,4 +1,6 @@
 /** Translates Gemini's streamed GenerateContentResponse events into chat.completion.chunk frames. */
+
+import type { CallSignal } from '../call-signal.js';
 import {
   type ChunkIdentity,
   chunkFrame,
@@ -21,7 +23,7 @@ export async function* translateGeminiStream(
   res: UpstreamResponse,
   client: UpstreamClient,
   requestedModel: string,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): AsyncGenerator<ChatStreamEvent> {
   let identity: ChunkIdentity | undefined;
   let usage: ChatUsage | undefined;

@@ -1,4 +1,6 @@
 /** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
+
+import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
 import { joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
@@ -19,7 +21,7 @@ export async function* relayOpenAiStream(
   res: UpstreamResponse,
   client: UpstreamClient,
   requestedModel: string,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): AsyncGenerator<ChatStreamEvent> {
   const reader = new OpenAiFrameReader(client, requestedModel);
   const { groups, release } = streamedFrames(res);
