@@ -1,5 +1,6 @@
 // Shared benchmark plumbing: spawn servers pinned to a CPU, drive load with autocannon, read CPU time and
-// peak memory from /proc, and print medians of interleaved rounds as ratios against a baseline.
+// peak memory from /proc, and print medians of interleaved rounds, with ratios against a baseline taken round
+// by round (each round measures every target back to back, so a slow spell of the machine hits both sides).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const duration = Number(process.env.BENCH_DURATION ?? 4);
-export const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+export const duration = Number(process.env.BENCH_DURATION ?? 2);
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const cpus = (() => {
   try {
@@ -121,7 +122,7 @@ export const median = (xs) => {
   return s[Math.floor(s.length / 2)];
 };
 
-/** Runs every target once per round, in turn, and returns each target's medians. */
+/** Runs every target once per round, in turn, and returns each target's medians and its per-round samples. */
 export async function interleaved(targets, opts = {}) {
   for (const t of targets) await load(t, { ...opts, duration: 1 }); // warm-up: JIT, caches, pools
   const samples = new Map(targets.map((t) => [t.name, []]));
@@ -137,19 +138,31 @@ export async function interleaved(targets, opts = {}) {
       p50: median(s.map((x) => x.p50)),
       p99: median(s.map((x) => x.p99)),
       cpuPerReq: median(s.map((x) => x.cpuPerReq)),
+      samples: s,
     };
   });
 }
 
+/** The median, over rounds, of `row`'s figure divided by the base's figure in the same round. */
+export function pairedRatio(row, base, figure) {
+  return median(row.samples.map((x, i) => x[figure] / base.samples[i][figure]));
+}
+
+/**
+ * Medians per target; the ratio columns are medians of per-round ratios against `baseName`, and `CPU× range`
+ * shows how far the rounds spread (a wide range means the machine was busy with something else).
+ */
 export function printTable(title, rows, baseName = rows[0]?.name) {
   const base = rows.find((r) => r.name === baseName);
   console.log(`\n${title}`);
   console.log(
-    `${'target'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs/req'.padStart(11)}  ×req/s  ×CPU`,
+    `${'target'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs/req'.padStart(11)}  ×req/s  ×CPU  CPU× range`,
   );
   for (const r of rows) {
+    const cpuRatios = r.samples.map((x, i) => x.cpuPerReq / base.samples[i].cpuPerReq);
+    const range = `${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)}`;
     console.log(
-      `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${(r.rps / base.rps).toFixed(2).padStart(6)}  ${(r.cpuPerReq / base.cpuPerReq).toFixed(2).padStart(4)}`,
+      `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${pairedRatio(r, base, 'rps').toFixed(2).padStart(6)}  ${pairedRatio(r, base, 'cpuPerReq').toFixed(2).padStart(4)}  ${range}`,
     );
   }
 }
