@@ -151,7 +151,14 @@ class PaidCall {
 
   /** Voids the authorization and returns the error to answer with, carrying the rail's headers. */
   private async fail(err: unknown): Promise<ApiError> {
-    const apiError = runFailure(err);
+    // Aborted here means the caller hung up before its answer: nothing was delivered, so nothing is charged,
+    // and whatever the upstream call threw on the way out is not a failure of kasir's.
+    const apiError = this.abort.aborted
+      ? new ApiError(
+          'client_disconnected',
+          'the caller closed the connection before the answer; nothing was charged',
+        )
+      : runFailure(err);
     if (apiError.code === 'internal_error') {
       this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'paid call failed inside kasir');
     }

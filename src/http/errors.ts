@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   range_not_satisfiable: 416,
   unprocessable: 422,
   rate_limited: 429,
+  /** The caller closed the connection before its answer (nginx's code); recorded, never seen by the caller. */
+  client_disconnected: 499,
   internal_error: 500,
   upstream_error: 502,
   not_configured: 503,

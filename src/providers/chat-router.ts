@@ -1,5 +1,4 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
-
 import type { CallSignal } from './call-signal.js';
 import { deferredStream } from './deferred-stream.js';
 import {

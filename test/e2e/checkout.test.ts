@@ -284,6 +284,38 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     kasir.openai.setScript({});
   });
 
+  it('stops the upstream and charges nothing when the caller hangs up before a non-streamed answer', async () => {
+    const { accountId, key } = await kasir.fundedKey(1_000_000);
+    kasir.openai.setScript({ failure: { kind: 'hang' } });
+    kasir.openai.requests.length = 0;
+    const hangUp = new AbortController();
+    const pending = request(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: JSON.stringify(chatBody(MODEL, 'slow answer')),
+      signal: hangUp.signal,
+    });
+    for (let i = 0; i < 100 && kasir.openai.requests.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    hangUp.abort();
+    await expect(pending).rejects.toThrow();
+    let rows = await usageOf(accountId);
+    for (let i = 0; i < 100 && rows.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      rows = await usageOf(accountId);
+    }
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      status: 'voided',
+      charged_micro_usd: 0,
+      http_status: 499,
+      error_code: 'client_disconnected',
+    });
+    expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
+    expect(kasir.openai.requests.at(-1)?.clientClosed).toBe(true);
+    kasir.openai.setScript({});
+  });
+
   it('marks a long stream delivered while it runs, so a crash would capture rather than release it', async () => {
     const { accountId, key } = await kasir.fundedKey(1_000_000);
     kasir.openai.setScript({ text: 'tick '.repeat(40).trim(), events: 40, delayMs: 60 });

@@ -83,6 +83,8 @@ export interface RecordedRequest {
   eventsSent: number;
   /** True once the answer was completely written (false while streaming, hanging, or after a kill). */
   finished: boolean;
+  /** True when the client closed the connection before the answer was complete. */
+  clientClosed: boolean;
 }
 
 export interface FakeUpstream {
@@ -142,8 +144,12 @@ export async function startFakeUpstream(
         remotePort: raw.socket.remotePort,
         eventsSent: 0,
         finished: false,
+        clientClosed: false,
       };
       requests.push(request);
+      res.on('close', () => {
+        if (!request.finished && !res.writableFinished) request.clientClosed = true;
+      });
       const script = scripts[Math.min(drawn++, scripts.length - 1)] ?? {};
       handle(request, script, res, raw).catch((err: unknown) => {
         if (err instanceof ConnectionKilled) return;

@@ -1,5 +1,4 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
-
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';

@@ -1,5 +1,4 @@
 /** Translates Gemini's streamed GenerateContentResponse events into chat.completion.chunk frames. */
-
 import type { CallSignal } from '../call-signal.js';
 import {
   type ChunkIdentity,

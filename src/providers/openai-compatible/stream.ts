@@ -1,5 +1,4 @@
 /** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
-
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
