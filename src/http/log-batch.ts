@@ -43,7 +43,7 @@ export class LogBatch implements DestinationStream {
     if (this.chars >= this.batchChars) this.flush();
   }
 
-  /** Hands what has gathered to the sink (which writes it asynchronously); `cb` runs once the sink has written it. */
+  /** Hands what has gathered to the sink, which writes it asynchronously; `cb` goes to the sink's own flush. */
   flush(cb?: (err?: Error) => void): void {
     if (this.lines.length > 0) {
       const batch = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
