@@ -5,7 +5,8 @@
  * Written here because Node builds a full EventTarget for every AbortController, and each listener added to it
  * allocates a wrapper: a controller with one listener added and removed cost about 5 µs, paid by every paid
  * call; this class costs about 0.1 µs. undici takes it as a request's `signal` (it accepts any object with
- * `addEventListener` and `removeEventListener`), and a real AbortSignal still fits wherever a CallSignal is asked for.
+ * `addEventListener` and `removeEventListener`), and a real AbortSignal still fits wherever a CallSignal is
+ * asked for.
  */
 
 /** What code that can be cancelled reads of its signal. */
