@@ -3,8 +3,8 @@
  *
  * Written here because SonicBoom's `write` measures the UTF-8 length of the whole chunk it is still
  * gathering on every line (flattening and scanning up to 16 KB), which cost about 3 µs per line at kasir's
- * rate, most of an access-log line. Here a line costs an array push; SonicBoom still does all the writing (asynchronous writes,
- * retries on a full pipe, the synchronous flush at exit) and sees one string per batch.
+ * rate, most of an access-log line. Here a line costs an array push; SonicBoom still does all the writing
+ * (asynchronous writes, retries on a full pipe, the synchronous flush at exit) and sees one string per batch.
  */
 import type { DestinationStream } from 'pino';
 
