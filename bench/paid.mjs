@@ -20,6 +20,7 @@ import {
   requireBuild,
   root,
   startNode,
+  warmup,
 } from './lib/harness.mjs';
 import { holdCaptureRate } from './lib/ledger-rate.mjs';
 
@@ -163,13 +164,13 @@ try {
   );
 
   const slowKey = await keyWith(kasirSlow, 1_000_000_000_000);
-  // Both slow targets get the warm-up every other measurement gets (one second at the usual connection count),
-  // so the timings below are of compiled code, not of a process that has served a handful of calls.
+  // Both slow targets get the warm-up every other measurement gets (BENCH_WARMUP seconds of load at the usual
+  // connection count), so the timings below are of compiled code, not of a process that has served a few calls.
   for (const warm of [
     chat({ ...bareSlow, name: 'bare proxy (slow), warm-up' }, streamed),
     chat({ ...kasirSlow, name: 'kasir (slow), warm-up' }, streamed, { authorization: `Bearer ${slowKey}` }),
   ])
-    await load(warm, { duration: 1 });
+    await load(warm, { duration: warmup });
   const bareT = await streamTimings(`${bareSlow.url}/v1/chat/completions`, json, streamed);
   const kasirT = await streamTimings(
     `${kasirSlow.url}/v1/chat/completions`,
@@ -177,7 +178,7 @@ try {
     streamed,
   );
   console.log(
-    '\nSlow stream (10 events 5 ms apart), 40 sequential calls after a 1 s warm-up under load and 10 sequential warm-up calls, medians',
+    `\nSlow stream (10 events 5 ms apart), 40 sequential calls after a ${warmup} s warm-up under load and 10 sequential warm-up calls, medians`,
   );
   console.log(
     `  bare proxy: first byte ${bareT.ttfb.toFixed(2)} ms of ${bareT.total.toFixed(2)} ms (${(bareT.ttfb / bareT.total).toFixed(3)})`,

@@ -11,6 +11,12 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const duration = Number(process.env.BENCH_DURATION ?? 2);
 export const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/**
+ * Seconds of load each target gets before it is measured. kasir's hot path is large: V8 keeps optimising it
+ * (tens of milliseconds of compiling per function) for several seconds, and its first rounds after a one-second
+ * warm-up ran 20–40% above its steady state, while a bare proxy is warm within a second.
+ */
+export const warmup = Number(process.env.BENCH_WARMUP ?? 5);
 const cpus = (() => {
   try {
     return readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? 1;
@@ -124,7 +130,7 @@ export const median = (xs) => {
 
 /** Runs every target once per round, in turn, and returns each target's medians and its per-round samples. */
 export async function interleaved(targets, opts = {}) {
-  for (const t of targets) await load(t, { ...opts, duration: 1 }); // warm-up: JIT, caches, pools
+  for (const t of targets) await load(t, { ...opts, duration: warmup }); // JIT, caches, pools
   const samples = new Map(targets.map((t) => [t.name, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const t of targets) samples.get(t.name).push(await load(t, opts));
@@ -169,7 +175,7 @@ export function printTable(title, rows, baseName = rows[0]?.name) {
 
 export function header(what) {
   console.log(
-    `${what}: autocannon, ${connections} connections, ${rounds} interleaved rounds of ${duration} s, Node ${process.version}, ${cpus} CPUs (servers pinned to CPU ${SERVER_CPU ?? 'any'})`,
+    `${what}: autocannon, ${connections} connections, ${warmup} s warm-up per target, ${rounds} interleaved rounds of ${duration} s, Node ${process.version}, ${cpus} CPUs (servers pinned to CPU ${SERVER_CPU ?? 'any'})`,
   );
 }
 
