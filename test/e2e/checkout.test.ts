@@ -312,7 +312,10 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
       error_code: 'client_disconnected',
     });
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
-    expect(kasir.openai.requests.at(-1)?.clientClosed).toBe(true);
+    // The upstream sees its connection close once kasir's abort reaches the socket.
+    const upstream = kasir.openai.requests.at(-1);
+    for (let i = 0; i < 100 && !upstream?.clientClosed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(upstream?.clientClosed).toBe(true);
     kasir.openai.setScript({});
   });
 
