@@ -70,6 +70,31 @@ function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, 
 const withHeaders = (err: ApiError, headers: Record<string, string>) =>
   new ApiError(err.code, err.message, err.details, { ...err.headers, ...headers });
 
+/**
+ * Answers a paid route: `answer` reads the request and sells through `checkout`. An error raised before any
+ * payment was authorized (bad input, an unknown model, a price above X-Max-Price, …) still carries what the
+ * caller's rail states on every response (the prepaid rail: nothing charged, and the balance). Headers the
+ * error already has, a rail's refusal or receipt, win.
+ */
+export async function answerPaid(
+  c: Context<AppEnv>,
+  deps: CheckoutDeps,
+  answer: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await answer();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const req = paidRequest(c, deps.publicBaseUrl);
+    // A failed balance read must not replace the error the caller is owed.
+    const headers = await deps.rails
+      .carriedBy(req)
+      ?.unpaidHeaders?.(req)
+      .catch(() => null);
+    throw headers ? withHeaders(err, { ...headers, ...err.headers }) : err;
+  }
+}
+
 /** Sells one call of `sale.offer` to the caller of `c`. */
 export async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Promise<Response> {
   const started = performance.now();

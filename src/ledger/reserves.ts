@@ -164,6 +164,15 @@ export class Reserves {
     return { ...balance, heldMicroUsd, availableMicroUsd: balance.balanceMicroUsd - heldMicroUsd };
   }
 
+  /**
+   * The account's balance as this instance's receipts state it (charges taken but not yet written included),
+   * without a database read; null when this instance holds no lease for the account.
+   */
+  receiptBalance(accountId: string): Balance | null {
+    const lease = this.leases.get(accountId);
+    return lease?.opened ? this.balanceOf(lease) : null;
+  }
+
   /** Stops the idle timer, writes what is pending and returns what is unused; call after the server drained. */
   async close(): Promise<void> {
     clearInterval(this.timer);

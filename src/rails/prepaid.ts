@@ -4,7 +4,14 @@
  */
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
-import { type Balance, captureHold, markHoldDelivered, placeHold, releaseHold } from '../ledger/books.js';
+import {
+  type Balance,
+  captureHold,
+  getBalance,
+  markHoldDelivered,
+  placeHold,
+  releaseHold,
+} from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Reservation, Reserves } from '../ledger/reserves.js';
 import type { Db } from '../store/db.js';
@@ -157,6 +164,15 @@ export function createPrepaidRail(deps: {
           deliveredMark.unref();
         },
       };
+    },
+
+    // A refused or invalid call on a known key still states what it charged (nothing) and the balance.
+    async unpaidHeaders(req) {
+      const token = bearerToken(req.header('authorization'));
+      const key = token ? await keys.resolve(token) : null;
+      if (!key) return null;
+      const balance = deps.reserves?.receiptBalance(key.accountId) ?? (await getBalance(db, key.accountId));
+      return { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(balance.balanceMicroUsd) };
     },
 
     // The prepaid rail adds no header to a 402; its body entry says how to use a key.

@@ -80,6 +80,12 @@ export interface Rail {
   identify(req: PaidRequest): Promise<Payer>;
   /** Reserves or verifies the payment for the quote; throws ApiError (402 with the reason) when refused. */
   authorize(payer: Payer, pricing: Pricing, req: PaidRequest): Promise<Authorization>;
+  /**
+   * Headers for an answer that authorized and charged nothing (bad input, an unknown model, a price above
+   * X-Max-Price, …), for a rail that states the payer's position on every response; null when the request
+   * names no payer of this rail. Optional: wallet rails have nothing to state before a payment.
+   */
+  unpaidHeaders?(req: PaidRequest): Promise<Record<string, string> | null>;
   /** This rail's part of a 402 for the offer, or null when it cannot pay it. */
   challenge(pricing: Pricing, req: PaidRequest): RailChallenge | null;
   /** How to pay on this rail, for /skill.md. */

@@ -84,6 +84,42 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
   });
 
+  it('states nothing charged and the balance on every refused or invalid call made with a known key', async () => {
+    const { accountId, key } = await kasir.fundedKey(1_000_000);
+    const body = chatBody(MODEL);
+    const quote = kasir.quote(body);
+    const paid = await post(body, bearer(key));
+    expect(paid.status).toBe(200);
+    const balance = String(1_000_000 - quote);
+    expect(paid.headers.get('x-service-balance-micro-usd')).toBe(balance);
+    const refused: Array<[unknown, Record<string, string>, number]> = [
+      ['{"model":', {}, 400],
+      [{ model: MODEL, messages: [{ role: 'wizard', content: 'hi' }] }, {}, 400],
+      [chatBody('openai/gpt-4.1-mimi'), {}, 404],
+      [chatBody('black-forest-labs/flux-dev'), {}, 400],
+      [body, { 'x-max-price': String(quote - 1) }, 402],
+    ];
+    for (const [refusedBody, headers, status] of refused) {
+      const res = await post(refusedBody, { ...bearer(key), ...headers });
+      expect(res.status, JSON.stringify(refusedBody)).toBe(status);
+      expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
+      expect(res.headers.get('x-service-balance-micro-usd')).toBe(balance);
+    }
+    // An account this instance has not served yet: its balance comes from the database.
+    const fresh = await kasir.fundedKey(777_000);
+    const unserved = await post('{"model":', bearer(fresh.key));
+    expect(unserved.headers.get('x-service-charged-micro-usd')).toBe('0');
+    expect(unserved.headers.get('x-service-balance-micro-usd')).toBe('777000');
+    // Without a key, or with a key nobody holds, there is no balance to state.
+    for (const headers of [{}, bearer(`ksr_${'x'.repeat(43)}`)]) {
+      const res = await post('{"model":', headers);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('x-service-charged-micro-usd')).toBeNull();
+      expect(res.headers.get('x-service-balance-micro-usd')).toBeNull();
+    }
+    expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
+  });
+
   it('names the model problem: 404 with the closest ids, 400 for a non-chat model', async () => {
     const unknown = await post(chatBody('openai/gpt-4.1-mimi'));
     expect(unknown.status).toBe(404);
