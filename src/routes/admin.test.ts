@@ -71,6 +71,8 @@ describe.each(DB_TARGETS)('admin API and balance on %s', (db) => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(balance.status).toBe(200);
+    expect(balance.headers.get('x-service-charged-micro-usd')).toBe('0');
+    expect(balance.headers.get('x-service-balance-micro-usd')).toBe('12500000');
     expect(await balance.json()).toEqual({
       account_id: accountId,
       balance_micro_usd: 12_500_000,
