@@ -55,15 +55,12 @@ function paidRequest(c: Context<AppEnv>, publicBaseUrl: string): PaidRequest {
   };
 }
 
+/** The quote per price class, each computed once (a 402 lists every rail's). */
 function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>) {
-  const cache = new Map<PriceClass, Quote>();
+  const cache: Partial<Record<PriceClass, Quote>> = {};
   return (pc: PriceClass): Quote => {
-    let q = cache.get(pc);
-    if (!q) {
-      q = catalog.quote(entry, input, pc);
-      cache.set(pc, q);
-    }
-    return q;
+    cache[pc] ??= catalog.quote(entry, input, pc);
+    return cache[pc];
   };
 }
 
