@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server.js';
 import { DB_TARGETS, startKasir, type TestKasir } from '../support/app.js';
 import { REDIS_URL, redisUp } from '../support/services.js';
 
@@ -96,6 +98,55 @@ describe.each(DB_TARGETS)('HTTP edge on %s', (db) => {
       /kasir_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\}/,
     );
     expect(text).toMatch(/kasir_http_requests_total\{method="GET",route="unmatched",status="404"\}/);
+  });
+
+  it('over a real server too, ids, logs and counts every request once, and logs no secrets', async () => {
+    const server = await startServer(kasir.app, '127.0.0.1', 0);
+    try {
+      const get = async (path: string, headers: Record<string, string> = {}) => {
+        const res = await request(`${server.url}${path}`, {
+          headers: { 'x-forwarded-for': `10.7.${Math.floor(Math.random() * 250)}.1`, ...headers },
+        });
+        return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+      };
+      const healthCount = async () => {
+        const metrics = await get('/metrics');
+        const m = /kasir_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(
+          metrics.text,
+        );
+        return Number(m?.[1] ?? 0);
+      };
+      const before = await healthCount();
+      lines.length = 0;
+      const health = await get('/healthz', { 'x-request-id': 'trace-node.1' });
+      expect(health.status).toBe(200);
+      expect(health.headers['x-request-id']).toBe('trace-node.1');
+      const missing = await get('/nowhere?nik=3171234567890001', {
+        authorization: 'Bearer sk_live_supersecret',
+      });
+      expect(missing.status).toBe(404);
+      const missingId = missing.headers['x-request-id'];
+      expect(missingId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await healthCount()).toBe(before + 1);
+
+      kasir.deps.log.flush();
+      await new Promise((r) => setTimeout(r, 10));
+      expect(lines.find((l) => l.reqId === 'trace-node.1')).toMatchObject({
+        method: 'GET',
+        path: '/healthz',
+        route: '/healthz',
+        status: 200,
+      });
+      const line = lines.find((l) => l.reqId === missingId);
+      expect(line).toMatchObject({ method: 'GET', path: '/nowhere', route: 'unmatched', status: 404 });
+      expect(typeof line?.ms).toBe('number');
+      expect(lines.filter((l) => l.msg === 'request' && l.reqId === missingId)).toHaveLength(1);
+      const everything = JSON.stringify(lines);
+      expect(everything).not.toContain('supersecret');
+      expect(everything).not.toContain('3171234567890001');
+    } finally {
+      await server.stop(1000);
+    }
   });
 
   it('reports health, and 503 when the database is gone', async () => {
