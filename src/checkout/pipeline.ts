@@ -86,7 +86,7 @@ export function answerPaid(
     // A failed balance read must not replace the error the caller is owed.
     const headers = await deps.rails
       .carriedBy(req)
-      ?.unpaidHeaders?.(req)
+      ?.unpaidHeaders?.(req, err.headers)
       .catch(() => null);
     throw headers ? withHeaders(err, { ...headers, ...err.headers }) : err;
   });

@@ -166,8 +166,10 @@ export function createPrepaidRail(deps: {
       };
     },
 
-    // A refused or invalid call on a known key still states what it charged (nothing) and the balance.
-    async unpaidHeaders(req) {
+    // A refused or invalid call on a known key still states what it charged (nothing) and the balance, unless
+    // its answer is this rail's own refusal, which already does.
+    async unpaidHeaders(req, stated) {
+      if (stated[CHARGED_HEADER] !== undefined) return null;
       const token = bearerToken(req.header('authorization'));
       const key = token ? await keys.resolve(token) : null;
       if (!key) return null;

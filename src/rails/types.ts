@@ -83,9 +83,10 @@ export interface Rail {
   /**
    * Headers for an answer that authorized and charged nothing (bad input, an unknown model, a price above
    * X-Max-Price, …), for a rail that states the payer's position on every response; null when the request
-   * names no payer of this rail. Optional: wallet rails have nothing to state before a payment.
+   * names no payer of this rail, or when `stated` (the headers the answer already has, such as the rail's own
+   * refusal) says it all. Optional: wallet rails have nothing to state before a payment.
    */
-  unpaidHeaders?(req: PaidRequest): Promise<Record<string, string> | null>;
+  unpaidHeaders?(req: PaidRequest, stated: Record<string, string>): Promise<Record<string, string> | null>;
   /** This rail's part of a 402 for the offer, or null when it cannot pay it. */
   challenge(pricing: Pricing, req: PaidRequest): RailChallenge | null;
   /** How to pay on this rail, for /skill.md. */
