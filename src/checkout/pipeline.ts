@@ -88,7 +88,7 @@ export function answerPaid(
       .carriedBy(req)
       ?.unpaidHeaders?.(req, err.headers)
       .catch(() => null);
-    throw headers ? withHeaders(err, { ...headers, ...err.headers }) : err;
+    throw headers ? new ApiError(err.code, err.message, err.details, { ...headers, ...err.headers }) : err;
   });
 }
 
