@@ -1,6 +1,6 @@
 /**
  * The one paid-call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
- * capture | void → respond. Every paid route sells through `checkout()`; no handler touches money itself.
+ * capture | void → respond. Every paid route sells through `sell()`; no handler touches money itself.
  */
 import type { Context } from 'hono';
 import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
@@ -68,32 +68,30 @@ const withHeaders = (err: ApiError, headers: Record<string, string>) =>
   new ApiError(err.code, err.message, err.details, { ...err.headers, ...headers });
 
 /**
- * Answers a paid route: `answer` reads the request and sells through `checkout`. An error raised before any
- * payment was authorized (bad input, an unknown model, a price above X-Max-Price, …) still carries what the
- * caller's rail states on every response (the prepaid rail: nothing charged, and the balance). Headers the
- * error already has, a rail's refusal or receipt, win.
+ * Sells one call to the caller of `c`: the one entry of every paid route. `read` parses the request into the
+ * sale (the offer and its input); the checkout does the rest. An error raised before any payment was
+ * authorized (bad input, an unknown model, a price above X-Max-Price, …) still carries what the caller's rail
+ * states on every response (the prepaid rail: nothing charged, and the balance); an error after an
+ * authorization already carries the rail's receipt.
  */
-export function answerPaid(
-  c: Context<AppEnv>,
-  deps: CheckoutDeps,
-  answer: () => Promise<Response>,
-): Promise<Response> {
-  // A catch handler rather than an enclosing async function: on the success path (every paid call) it adds
-  // one promise, not an async frame and its await.
-  return answer().catch(async (err: unknown) => {
-    if (!(err instanceof ApiError)) throw err;
-    const req = paidRequest(c, deps.publicBaseUrl);
-    // A failed balance read must not replace the error the caller is owed.
-    const headers = await deps.rails
-      .carriedBy(req)
-      ?.unpaidHeaders?.(req, err.headers)
-      .catch(() => null);
-    throw headers ? new ApiError(err.code, err.message, err.details, { ...headers, ...err.headers }) : err;
-  });
+export function sell(c: Context<AppEnv>, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
+  // A catch handler rather than an enclosing try: on the success path (every paid call) it adds one promise.
+  return read()
+    .then((sale) => checkout(c, deps, sale))
+    .catch(async (err: unknown) => {
+      if (!(err instanceof ApiError)) throw err;
+      const req = paidRequest(c, deps.publicBaseUrl);
+      // A failed balance read must not replace the error the caller is owed.
+      const headers = await deps.rails
+        .carriedBy(req)
+        ?.unpaidHeaders?.(req, err.headers)
+        .catch(() => null);
+      throw headers ? withHeaders(err, headers) : err;
+    });
 }
 
-/** Sells one call of `sale.offer` to the caller of `c`. */
-export async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Promise<Response> {
+/** Validates, quotes and authorizes `sale`, then runs it (see `sell`). */
+async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Promise<Response> {
   const started = performance.now();
   const { entry } = sale.offer;
   const checked = deps.catalog.validate(entry, sale.input);

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { ModelEntry } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
-import { answerPaid, type CheckoutDeps, checkout } from '../checkout/pipeline.js';
+import { type CheckoutDeps, sell } from '../checkout/pipeline.js';
 import type { Deps } from '../deps.js';
 import { parseJsonObject, readBodyBytes } from '../http/body.js';
 import type { AppEnv } from '../http/env.js';
@@ -103,7 +103,7 @@ export function mountChatRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, checkoutDe
 
   app.openAPIRegistry.registerPath(chatRoute);
   app.post('/v1/chat/completions', (c) =>
-    answerPaid(c, checkoutDeps, async () => {
+    sell(c, checkoutDeps, async () => {
       const raw = await readBodyBytes(c, CHAT_BODY_LIMIT);
       if (raw.length === 0) throw new ApiError('invalid_json', 'request body is empty; send a JSON object');
       const body = parseJsonObject(raw.toString('utf8'));
@@ -112,7 +112,7 @@ export function mountChatRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, checkoutDe
         const where = entry.kind === 'model' ? `; call ${entry.route}` : '';
         throw invalidInput([{ field: 'model', message: `${entry.id} is not a chat model${where}` }]);
       }
-      return checkout(c, checkoutDeps, { offer: offerFor(entry), input: body, rawBody: raw });
+      return { offer: offerFor(entry), input: body, rawBody: raw };
     }),
   );
 }
