@@ -28,8 +28,14 @@ export function bearerToken(header: string | undefined): string | null {
   return m?.[1] ?? null;
 }
 
+/** The headers every answer to a prepaid key carries: what the call charged, and the balance after it. */
+export const prepaidHeaders = (chargedMicroUsd: number, balanceMicroUsd: number): Record<string, string> => ({
+  [CHARGED_HEADER]: String(chargedMicroUsd),
+  [BALANCE_HEADER]: String(balanceMicroUsd),
+});
+
 const receiptOf = (charged: number, balance: Balance, receiptId: string): RailReceipt => ({
-  headers: { [CHARGED_HEADER]: String(charged), [BALANCE_HEADER]: String(balance.balanceMicroUsd) },
+  headers: prepaidHeaders(charged, balance.balanceMicroUsd),
   receipt: {
     rail: 'prepaid',
     receipt_id: receiptId,
@@ -78,7 +84,7 @@ function refusal(err: unknown, amount: number): unknown {
         shortfall_micro_usd: err.shortfall,
         balance_micro_usd: err.balance,
       },
-      { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(err.balance) },
+      prepaidHeaders(0, err.balance),
     );
   }
   if (err instanceof SpendCapExceededError) {
@@ -156,7 +162,7 @@ export function createPrepaidRail(deps: {
         },
         streamHeaders() {
           // The settled figures arrive in the stream's final chunk; these state what success charges.
-          return { [CHARGED_HEADER]: String(amount), [BALANCE_HEADER]: String(held.balanceAfterCharge) };
+          return prepaidHeaders(amount, held.balanceAfterCharge);
         },
         markDelivered() {
           if (deliveredMark) return;
@@ -174,7 +180,7 @@ export function createPrepaidRail(deps: {
       const key = token ? await keys.resolve(token) : null;
       if (!key) return null;
       const balance = deps.reserves?.receiptBalance(key.accountId) ?? (await getBalance(db, key.accountId));
-      return { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(balance.balanceMicroUsd) };
+      return prepaidHeaders(0, balance.balanceMicroUsd);
     },
 
     // The prepaid rail adds no header to a 402; its body entry says how to use a key.

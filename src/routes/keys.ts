@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 import { getBalance } from '../ledger/books.js';
 import { formatUsd } from '../ledger/money.js';
-import { BALANCE_HEADER, bearerToken, CHARGED_HEADER } from '../rails/prepaid.js';
+import { bearerToken, prepaidHeaders } from '../rails/prepaid.js';
 
 const BalanceSchema = z
   .object({
@@ -49,8 +49,7 @@ export function mountKeyRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
         available_micro_usd: b.availableMicroUsd,
       },
       200,
-      // As every answer to a prepaid key does: what it charged, and the balance.
-      { [CHARGED_HEADER]: '0', [BALANCE_HEADER]: String(b.balanceMicroUsd) },
+      prepaidHeaders(0, b.balanceMicroUsd),
     );
   });
 }
