@@ -149,9 +149,9 @@ export async function interleaved(targets, opts = {}) {
   });
 }
 
-/** The median, over rounds, of `row`'s figure divided by the base's figure in the same round. */
-export function pairedRatio(row, base, figure) {
-  return median(row.samples.map((x, i) => x[figure] / base.samples[i][figure]));
+/** `row`'s figure divided by the base's figure, round by round. */
+function perRound(row, base, figure) {
+  return row.samples.map((x, i) => x[figure] / base.samples[i][figure]);
 }
 
 /**
@@ -165,10 +165,14 @@ export function printTable(title, rows, baseName = rows[0]?.name) {
     `${'target'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs/req'.padStart(11)}  ×req/s  ×CPU  CPU× range`,
   );
   for (const r of rows) {
-    const cpuRatios = r.samples.map((x, i) => x.cpuPerReq / base.samples[i].cpuPerReq);
+    const cpuRatios = perRound(r, base, 'cpuPerReq');
     const range = `${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)}`;
     console.log(
-      `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${pairedRatio(r, base, 'rps').toFixed(2).padStart(6)}  ${pairedRatio(r, base, 'cpuPerReq').toFixed(2).padStart(4)}  ${range}`,
+      `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${median(
+        perRound(r, base, 'rps'),
+      )
+        .toFixed(2)
+        .padStart(6)}  ${median(cpuRatios).toFixed(2).padStart(4)}  ${range}`,
     );
   }
 }
