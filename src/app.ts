@@ -1,13 +1,10 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
-import { OpenAPIHono } from '@hono/zod-openapi';
 import type { CheckoutDeps } from './checkout/pipeline.js';
 import type { Deps } from './deps.js';
-import { accessLog } from './http/access-log.js';
-import type { AppEnv } from './http/env.js';
+import { Edge } from './http/edge.js';
 import { ApiError, invalidInput } from './http/errors.js';
-import { renderError } from './http/on-error.js';
-import { rateLimit } from './http/rate-limit.js';
-import { requestId } from './http/request-id.js';
+import { LaneApp } from './http/lanes.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { chatModelAvailable } from './offers/chat.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
@@ -18,8 +15,21 @@ import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
 
-export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({
+export function createApp(deps: Deps): LaneApp {
+  // A limit of 0 turns rate limiting off, key limits included: then there is no limiter at all.
+  const limiter =
+    deps.config.rateLimitPerMinute > 0
+      ? new RateLimiter({
+          perMinute: deps.config.rateLimitPerMinute,
+          trustProxy: deps.config.trustProxy,
+          kv: deps.kv,
+          keyLimit: async (token) => {
+            const key = await deps.keys.resolve(token);
+            return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;
+          },
+        })
+      : null;
+  const app = new LaneApp(new Edge(deps.log, deps.metrics, limiter), {
     // zod validation failures of declared route schemas become the one 400 shape, naming each field.
     defaultHook: (result) => {
       if (!result.success) {
@@ -29,22 +39,6 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       }
     },
   });
-  app.use('*', requestId());
-  app.use('*', accessLog(deps.log, deps.metrics));
-  // A limit of 0 turns rate limiting off, key limits included: then the middleware is not mounted at all.
-  if (deps.config.rateLimitPerMinute > 0)
-    app.use(
-      '*',
-      rateLimit({
-        perMinute: deps.config.rateLimitPerMinute,
-        trustProxy: deps.config.trustProxy,
-        kv: deps.kv,
-        keyLimit: async (token) => {
-          const key = await deps.keys.resolve(token);
-          return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;
-        },
-      }),
-    );
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);
@@ -77,6 +71,5 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.notFound((c) =>
     c.json(new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`).toBody(), 404),
   );
-  app.onError(renderError(deps.log));
   return app;
 }

@@ -2,14 +2,12 @@
  * The one paid-call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
  * capture | void → respond. Every paid route sells through `sell()`; no handler touches money itself.
  */
-import type { Context } from 'hono';
 import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
-import type { AppEnv } from '../http/env.js';
 import { ApiError, invalidInput } from '../http/errors.js';
+import { type Exchange, JSON_TYPE, sendJson } from '../http/exchange.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
-import { JSON_TYPE, sendJson } from '../http/node-response.js';
-import { openSse, type SseSink } from '../http/sse.js';
+import type { SseSink } from '../http/sse.js';
 import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
@@ -45,13 +43,13 @@ export interface Sale {
 
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 
-function paidRequest(c: Context<AppEnv>, publicBaseUrl: string): PaidRequest {
+function paidRequest(x: Exchange, publicBaseUrl: string): PaidRequest {
   return {
-    method: c.req.method,
-    path: c.req.path,
-    resourceUrl: `${publicBaseUrl}${c.req.path}`,
-    header: (name) => c.req.header(name),
-    requestId: c.get('requestId'),
+    method: x.method,
+    path: x.path,
+    resourceUrl: `${publicBaseUrl}${x.path}`,
+    header: (name) => x.header(name),
+    requestId: x.requestId,
   };
 }
 
@@ -68,19 +66,19 @@ const withHeaders = (err: ApiError, headers: Record<string, string>) =>
   new ApiError(err.code, err.message, err.details, { ...err.headers, ...headers });
 
 /**
- * Sells one call to the caller of `c`: the one entry of every paid route. `read` parses the request into the
+ * Sells one call to the caller of `x`: the one entry of every paid route. `read` parses the request into the
  * sale (the offer and its input); the checkout does the rest. An error raised before any payment was
  * authorized (bad input, an unknown model, a price above X-Max-Price, …) still carries what the caller's rail
  * states on every response (the prepaid rail: nothing charged, and the balance); an error after an
  * authorization already carries the rail's receipt.
  */
-export function sell(c: Context<AppEnv>, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
+export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
   // A catch handler rather than an enclosing try: on the success path (every paid call) it adds one promise.
   return read()
-    .then((sale) => checkout(c, deps, sale))
+    .then((sale) => checkout(x, deps, sale))
     .catch(async (err: unknown) => {
       if (!(err instanceof ApiError)) throw err;
-      const req = paidRequest(c, deps.publicBaseUrl);
+      const req = paidRequest(x, deps.publicBaseUrl);
       // A failed balance read must not replace the error the caller is owed.
       const headers = await deps.rails
         .carriedBy(req)
@@ -91,16 +89,16 @@ export function sell(c: Context<AppEnv>, deps: CheckoutDeps, read: () => Promise
 }
 
 /** Validates, quotes and authorizes `sale`, then runs it (see `sell`). */
-async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Promise<Response> {
+async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Response> {
   const started = performance.now();
   const { entry } = sale.offer;
   const checked = deps.catalog.validate(entry, sale.input);
   if (!checked.ok) throw invalidInput(checked.errors);
   const input = checked.value;
-  const maxPrice = parseMaxPrice(c.req.header('x-max-price'));
-  const idempotencyKey = readIdempotencyKey(c.req.header('idempotency-key'));
+  const maxPrice = parseMaxPrice(x.header('x-max-price'));
+  const idempotencyKey = readIdempotencyKey(x.header('idempotency-key'));
   const quoteFor = memoQuote(deps.catalog, entry, input);
-  const req = paidRequest(c, deps.publicBaseUrl);
+  const req = paidRequest(x, deps.publicBaseUrl);
   sale.offer.preflight?.(input);
 
   const rail = deps.rails.carriedBy(req);
@@ -116,12 +114,12 @@ async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Pro
   let recordKey: string | null = null;
   if (idempotencyKey) {
     const start = await beginIdempotent(deps.db, {
-      route: c.req.path,
+      route: x.path,
       scope: `${rail.id}:${payer.scope}`,
       key: idempotencyKey,
       body: sale.rawBody,
     });
-    if (start.kind === 'replay') return replayStored(c, start.response);
+    if (start.kind === 'replay') return replayStored(x, start.response);
     recordKey = start.recordKey;
   }
 
@@ -132,19 +130,19 @@ async function checkout(c: Context<AppEnv>, deps: CheckoutDeps, sale: Sale): Pro
     if (recordKey) await abandonIdempotent(deps.db, recordKey);
     throw err;
   }
-  const call = new PaidCall(c, deps, sale.offer, rail, auth, quote, recordKey, started);
+  const call = new PaidCall(x, deps, sale.offer, rail, auth, quote, recordKey, started);
   return call.run(input);
 }
 
-function replayStored(c: Context<AppEnv>, stored: StoredResponse): Response {
-  return c.body(stored.body, stored.status as 200, { ...stored.headers, 'idempotent-replayed': 'true' });
+function replayStored(x: Exchange, stored: StoredResponse): Response {
+  return x.send(stored.status, stored.body, { ...stored.headers, 'idempotent-replayed': 'true' });
 }
 
 /** One authorized call: runs the offer, settles exactly once, and answers. */
 class PaidCall {
   private readonly abort = new CallAbort();
   constructor(
-    private readonly c: Context<AppEnv>,
+    private readonly x: Exchange,
     private readonly deps: CheckoutDeps,
     private readonly offer: Offer,
     private readonly rail: Rail,
@@ -156,7 +154,7 @@ class PaidCall {
 
   private usage(httpStatus: number, errorCode: string | null): UsageFacts {
     return {
-      requestId: this.c.get('requestId'),
+      requestId: this.x.requestId,
       offerId: this.offer.entry.id,
       quoteMicroUsd: this.quote.costMicroUsd,
       httpStatus,
@@ -180,7 +178,7 @@ class PaidCall {
         )
       : runFailure(err);
     if (apiError.code === 'internal_error') {
-      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'paid call failed inside kasir');
+      this.deps.log.error({ reqId: this.x.requestId, err }, 'paid call failed inside kasir');
     }
     const receipt = await this.auth.void(this.usage(apiError.status, apiError.code));
     this.count('voided');
@@ -189,21 +187,13 @@ class PaidCall {
   }
 
   async run(input: Record<string, unknown>): Promise<Response> {
-    // The caller hanging up stops the upstream call. On Node that is the response closing before it finished
-    // (cheaper than the request's AbortSignal, which would be built for every call); under app.request, the signal.
-    const outgoing = this.c.env?.outgoing;
-    if (outgoing) {
-      outgoing.once('close', () => {
-        if (!outgoing.writableFinished) this.abort.abort();
-      });
-    } else {
-      this.c.req.raw.signal?.addEventListener('abort', () => this.abort.abort(), { once: true });
-    }
+    // The caller hanging up stops the upstream call.
+    this.x.onHangUp(() => this.abort.abort());
     let result: Awaited<ReturnType<Offer['run']>>;
     try {
       result = await this.offer.run(input, {
         signal: this.abort,
-        requestId: this.c.get('requestId'),
+        requestId: this.x.requestId,
         quote: this.quote,
       });
     } catch (err) {
@@ -215,7 +205,7 @@ class PaidCall {
     this.count('charged');
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
-    return sendJson(this.c, 200, body, receipt.headers);
+    return sendJson(this.x, 200, body, receipt.headers);
   }
 
   /**
@@ -255,12 +245,12 @@ class PaidCall {
     } catch (err) {
       throw await this.fail(err);
     }
-    const sink = openSse(this.c, this.auth.streamHeaders());
+    const sink = this.x.openSse(this.auth.streamHeaders());
     sink.onDisconnect(() => this.abort.abort());
     this.auth.markDelivered();
     // The handler returns at once; the frames flow from here as the upstream sends them.
     void this.pump(iterator, next.value, sink, result).catch((err) => {
-      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'stream settlement failed');
+      this.deps.log.error({ reqId: this.x.requestId, err }, 'stream settlement failed');
       sink.end();
     });
     return sink.response;
@@ -327,7 +317,7 @@ class PaidCall {
         body: typeof body === 'string' ? body : Buffer.concat(body).toString('utf8'),
       });
     } catch (err) {
-      this.deps.log.error({ reqId: this.c.get('requestId'), err }, 'could not store the result for replay');
+      this.deps.log.error({ reqId: this.x.requestId, err }, 'could not store the result for replay');
     }
   }
 }

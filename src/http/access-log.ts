@@ -1,11 +1,45 @@
 /** One log line and one metrics observation per request: method, route, path, status, duration, request id. */
-
+import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from './env.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+
+export interface Served {
+  reqId: string;
+  method: string;
+  path: string;
+  /** The route pattern that matched, or 'unmatched'. */
+  route: string;
+  status: number;
+  /** performance.now() when the request arrived. */
+  started: number;
+}
+
+export function recordRequest(log: Logger, metrics: Metrics, served: Served): void {
+  const seconds = (performance.now() - served.started) / 1000;
+  metrics.observeRequest(served.method, served.route, served.status, seconds);
+  // The path only: query strings can carry personal data (a NIK, say) and are never logged.
+  log.info(
+    {
+      reqId: served.reqId,
+      method: served.method,
+      path: served.path,
+      route: served.route,
+      status: served.status,
+      ms: Math.round(seconds * 1000 * 10) / 10,
+    },
+    'request',
+  );
+}
+
+/** Runs `done` now if the Node response is finished, else once it closes (a stream still flowing). */
+export function whenClosed(outgoing: ServerResponse, done: () => void): void {
+  if (outgoing.writableFinished) done();
+  else outgoing.once('close', done);
+}
 
 export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -15,26 +49,18 @@ export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppE
     // Identity, not a header lookup: reading c.res.headers would build a Headers object on every request.
     const streamedByHandler = outgoing !== undefined && c.res === RESPONSE_ALREADY_SENT;
     const finish = () => {
-      const seconds = (performance.now() - started) / 1000;
-      // Handlers that stream to the Node response report their real status there.
-      const status = streamedByHandler ? outgoing.statusCode : c.res.status;
       const matched = routePath(c, -1);
-      const route = !matched || matched === '/*' || matched === '*' ? 'unmatched' : matched;
-      metrics.observeRequest(c.req.method, route, status, seconds);
-      // The path only: query strings can carry personal data (a NIK, say) and are never logged.
-      log.info(
-        {
-          reqId: c.get('requestId'),
-          method: c.req.method,
-          path: c.req.path,
-          route,
-          status,
-          ms: Math.round(seconds * 1000 * 10) / 10,
-        },
-        'request',
-      );
+      recordRequest(log, metrics, {
+        reqId: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        route: !matched || matched === '/*' || matched === '*' ? 'unmatched' : matched,
+        // Handlers that stream to the Node response report their real status there.
+        status: streamedByHandler ? outgoing.statusCode : c.res.status,
+        started,
+      });
     };
-    if (streamedByHandler && !outgoing.writableFinished) outgoing.once('close', finish);
+    if (streamedByHandler) whenClosed(outgoing, finish);
     else finish();
   };
 }

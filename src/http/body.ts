@@ -1,22 +1,17 @@
 /** Reads request bodies within a byte limit, straight from the Node stream when there is one. */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
+import { exchangeOf } from './exchange.js';
 
 /**
- * Reads the whole body as bytes, refusing more than `limit` bytes with 413.
- * Uses the Node request stream when served by @hono/node-server (no Fetch-API body, which costs
- * several times more CPU on Node), and the Fetch body under `app.request()`.
+ * Reads a Node request's whole body within `limit` bytes (413 above it), from the request stream itself: no
+ * Fetch-API body, which costs several times more CPU on Node. The body must not have been read yet.
  */
-export async function readBodyBytes(c: Context<AppEnv>, limit: number): Promise<Buffer> {
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (declared > limit) throw tooLarge(limit);
-  const incoming = c.env?.incoming;
-  if (!incoming || incoming.readableDidRead) {
-    const buf = Buffer.from(await c.req.arrayBuffer());
-    if (buf.length > limit) throw tooLarge(limit);
-    return buf;
-  }
+export function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  if (Number(incoming.headers['content-length'] ?? Number.NaN) > limit)
+    return Promise.reject(tooLarge(limit));
   // Read through 'data'/'end' listeners: a stream's async iterator costs several promises per chunk and more
   // to set up, which on a one-chunk JSON body is most of the read.
   return new Promise<Buffer>((resolve, reject) => {
@@ -55,9 +50,21 @@ export async function readBodyBytes(c: Context<AppEnv>, limit: number): Promise<
   });
 }
 
-/** Parses a JSON object body; a malformed or non-object body is a 400 that says what is wrong. */
+/** Reads a Fetch request's whole body within `limit` bytes (413 above it). */
+export async function readFetchBody(req: Request, limit: number): Promise<Buffer> {
+  if (Number(req.headers.get('content-length') ?? Number.NaN) > limit) throw tooLarge(limit);
+  const buf = Buffer.from(await req.arrayBuffer());
+  if (buf.length > limit) throw tooLarge(limit);
+  return buf;
+}
+
+/** Parses a JSON object body; a malformed, empty or non-object body is a 400 that says what is wrong. */
 export async function readJsonObject(c: Context<AppEnv>, limit: number): Promise<Record<string, unknown>> {
-  const bytes = await readBodyBytes(c, limit);
+  return parseJsonBody(await exchangeOf(c).readBody(limit));
+}
+
+/** Parses body bytes as a JSON object (see parseJsonObject); an empty body is refused with its own message. */
+export function parseJsonBody(bytes: Buffer): Record<string, unknown> {
   if (bytes.length === 0) throw new ApiError('invalid_json', 'request body is empty; send a JSON object');
   return parseJsonObject(bytes.toString('utf8'));
 }

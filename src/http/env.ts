@@ -5,7 +5,5 @@ export interface AppEnv {
   Bindings: Partial<HttpBindings>;
   Variables: {
     requestId: string;
-    /** Set by the checkout when an API key identified the caller, so the rate limit can use its own limit. */
-    clientKey?: string;
   };
 }

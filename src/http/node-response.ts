@@ -1,4 +1,4 @@
-/** Writes responses straight to the Node response when there is one (no Fetch-API objects on the hot path). */
+/** Streams responses straight to the Node response when there is one (no Fetch-API objects on the way). */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -33,32 +33,4 @@ export function sendStream(
   const webBody = body && c.req.method !== 'HEAD' ? (Readable.toWeb(body) as ReadableStream) : null;
   if (c.req.method === 'HEAD') body?.destroy();
   return new Response(webBody, { status, headers: all });
-}
-
-export const JSON_TYPE = 'application/json; charset=utf-8';
-
-/**
- * Sends a serialised JSON body. Under @hono/node-server it is written to the Node response in one go: going
- * through the context with more than one header would build a WHATWG Headers object and a Response, and then
- * convert them back, on every paid call.
- */
-export function sendJson(
-  c: Context<AppEnv>,
-  status: number,
-  body: string,
-  headers: Record<string, string>,
-): Response {
-  const outgoing = c.env?.outgoing;
-  if (outgoing) {
-    outgoing.writeHead(
-      status,
-      Object.assign(
-        { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) },
-        headers,
-      ),
-    );
-    outgoing.end(body);
-    return RESPONSE_ALREADY_SENT;
-  }
-  return c.body(body, status as 200, Object.assign({ 'content-type': JSON_TYPE }, headers));
 }

@@ -5,18 +5,24 @@ import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
 
+/** The API error to answer `err` with; an unexpected one is logged first. */
+export function errorAnswer(err: unknown, log: Logger, reqId: string): ApiError {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500 && apiError.code === 'internal_error') {
+    log.error({ reqId, err }, 'unhandled error');
+  }
+  return apiError;
+}
+
 export function renderError(log: Logger) {
   return (err: Error, c: Context<AppEnv>): Response => {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500 && apiError.code === 'internal_error') {
-      log.error({ reqId: c.get('requestId'), err }, 'unhandled error');
-    }
+    const apiError = errorAnswer(err, log, c.get('requestId'));
     for (const [k, v] of Object.entries(apiError.headers)) c.header(k, v);
     return c.json(apiError.toBody(), apiError.status as 400);
   };
 }
 
-function toApiError(err: Error): ApiError {
+function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {
     if (err.status === 413) return new ApiError('payload_too_large', err.message || 'request body too large');

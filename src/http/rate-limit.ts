@@ -1,4 +1,5 @@
 /** Fixed-window rate limit per client (IP, or API key when the operator gave it its own limit), shared via the KV store. */
+import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { KeyValue } from '../store/kv/index.js';
 import { clientIp } from './client-ip.js';
@@ -6,7 +7,7 @@ import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
 
 export interface RateLimitOptions {
-  /** Requests per minute per client, at least 1: a server with no limit does not mount this middleware. */
+  /** Requests per minute per client, at least 1: a server with no limit has no limiter at all. */
   perMinute: number;
   trustProxy: boolean;
   kv: KeyValue;
@@ -14,33 +15,63 @@ export interface RateLimitOptions {
   keyLimit?: (bearer: string) => Promise<{ id: string; perMinute: number } | null>;
 }
 
+/** What one request's hit says: the headers every answer carries, and the refusal when over the limit. */
+export interface RateVerdict {
+  headers: Record<string, string>;
+  refusal: ApiError | null;
+}
+
 const WINDOW_MS = 60_000;
 
-export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    let bucket = `rl:ip:${clientIp(c, opts.trustProxy)}`;
-    let limit = opts.perMinute;
-    const auth = c.req.header('authorization');
-    if (opts.keyLimit && auth?.startsWith('Bearer ')) {
-      const own = await opts.keyLimit(auth.slice(7).trim());
+export class RateLimiter {
+  constructor(readonly opts: RateLimitOptions) {}
+
+  /** Counts one request of the client at `ip` carrying `authorization`. */
+  async hit(ip: string, authorization: string | undefined): Promise<RateVerdict> {
+    let bucket = `rl:ip:${ip}`;
+    let limit = this.opts.perMinute;
+    if (this.opts.keyLimit && authorization?.startsWith('Bearer ')) {
+      const own = await this.opts.keyLimit(authorization.slice(7).trim());
       if (own) {
         bucket = `rl:key:${own.id}`;
         limit = own.perMinute;
       }
     }
-    const { count, resetMs } = await opts.kv.hit(bucket, WINDOW_MS);
+    const { count, resetMs } = await this.opts.kv.hit(bucket, WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil(resetMs / 1000));
-    c.header('ratelimit-limit', String(limit));
-    c.header('ratelimit-remaining', String(Math.max(0, limit - count)));
-    c.header('ratelimit-reset', String(resetSeconds));
-    if (count > limit) {
-      throw new ApiError(
-        'rate_limited',
-        `rate limit of ${limit} requests per minute exceeded; retry in ${resetSeconds} s`,
-        { limit, retryAfterSeconds: resetSeconds },
-        { 'retry-after': String(resetSeconds) },
-      );
-    }
+    const headers = {
+      'ratelimit-limit': String(limit),
+      'ratelimit-remaining': String(Math.max(0, limit - count)),
+      'ratelimit-reset': String(resetSeconds),
+    };
+    const refusal =
+      count > limit
+        ? new ApiError(
+            'rate_limited',
+            `rate limit of ${limit} requests per minute exceeded; retry in ${resetSeconds} s`,
+            { limit, retryAfterSeconds: resetSeconds },
+            { 'retry-after': String(resetSeconds) },
+          )
+        : null;
+    return { headers, refusal };
+  }
+}
+
+/**
+ * Puts the verdict's headers on the Node response, which merges them into whatever is written later: a handler
+ * that writes to it directly would otherwise drop them.
+ */
+export function setVerdictHeaders(outgoing: ServerResponse, verdict: RateVerdict): void {
+  for (const [name, value] of Object.entries(verdict.headers)) outgoing.setHeader(name, value);
+}
+
+export function rateLimit(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const verdict = await limiter.hit(clientIp(c, limiter.opts.trustProxy), c.req.header('authorization'));
+    const outgoing = c.env?.outgoing;
+    if (outgoing) setVerdictHeaders(outgoing, verdict);
+    else for (const [name, value] of Object.entries(verdict.headers)) c.header(name, value);
+    if (verdict.refusal) throw verdict.refusal;
     return next();
   };
 }

@@ -5,10 +5,14 @@ import type { AppEnv } from './env.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The caller's id when it is sane, else a fresh one. */
+export function requestIdFor(given: string | undefined): string {
+  return given && SANE_ID.test(given) ? given : randomUUID();
+}
+
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const id = given && SANE_ID.test(given) ? given : randomUUID();
+    const id = requestIdFor(c.req.header('x-request-id'));
     c.set('requestId', id);
     // On Node it goes straight onto the Node response, which merges it into whatever is written: the context's
     // c.header() would build a WHATWG Headers object on every request, and every response would then pay to

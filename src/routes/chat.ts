@@ -1,13 +1,14 @@
 /** POST /v1/chat/completions: a drop-in for the common chat wire format, sold through the checkout. */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { ModelEntry } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { type CheckoutDeps, sell } from '../checkout/pipeline.js';
 import type { Deps } from '../deps.js';
-import { parseJsonObject, readBodyBytes } from '../http/body.js';
-import type { AppEnv } from '../http/env.js';
-import { ApiError, invalidInput } from '../http/errors.js';
+import { parseJsonBody } from '../http/body.js';
+import { invalidInput } from '../http/errors.js';
+import type { Exchange } from '../http/exchange.js';
+import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
 import { createChatOffer } from '../offers/chat.js';
 
@@ -90,7 +91,7 @@ const chatRoute = createRoute({
   },
 });
 
-export function mountChatRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, checkoutDeps: CheckoutDeps): void {
+export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
   const offers = new Map<string, Offer>();
   const offerFor = (entry: ModelEntry) => {
     let offer = offers.get(entry.id);
@@ -102,11 +103,11 @@ export function mountChatRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, checkoutDe
   };
 
   app.openAPIRegistry.registerPath(chatRoute);
-  app.post('/v1/chat/completions', (c) =>
-    sell(c, checkoutDeps, async () => {
-      const raw = await readBodyBytes(c, CHAT_BODY_LIMIT);
-      if (raw.length === 0) throw new ApiError('invalid_json', 'request body is empty; send a JSON object');
-      const body = parseJsonObject(raw.toString('utf8'));
+  // A lane: the most called paid route is answered by the Node server itself (see http/lanes.ts).
+  app.postLane('/v1/chat/completions', (x: Exchange) =>
+    sell(x, checkoutDeps, async () => {
+      const raw = await x.readBody(CHAT_BODY_LIMIT);
+      const body = parseJsonBody(raw);
       const entry = resolveEntry(deps.catalog, body.model);
       if (entry.kind !== 'model' || entry.category !== 'chat') {
         const where = entry.kind === 'model' ? `; call ${entry.route}` : '';

@@ -1,0 +1,83 @@
+/**
+ * What every request goes through, whichever way it is served: a request id, the rate limit, one access-log line
+ * and metrics observation, and errors rendered in the one error shape. Mounted as Hono middlewares for the routes
+ * Hono serves, and applied by `serveLane` to the routes the Node server answers itself (lanes.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { accessLog, recordRequest, whenClosed } from './access-log.js';
+import { incomingIp } from './client-ip.js';
+import type { AppEnv } from './env.js';
+import { type Exchange, sendJson } from './exchange.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { nodeExchange } from './node-exchange.js';
+import { errorAnswer, renderError } from './on-error.js';
+import { type RateLimiter, rateLimit, setVerdictHeaders } from './rate-limit.js';
+import { requestId, requestIdFor } from './request-id.js';
+
+/** A route the Node server answers itself, ahead of Hono. */
+export interface Lane {
+  method: string;
+  path: string;
+  handle(x: Exchange): Promise<unknown>;
+}
+
+export class Edge {
+  constructor(
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+    /** Null when rate limiting is off. */
+    private readonly limiter: RateLimiter | null,
+  ) {}
+
+  /** Mounts the edge on a Hono app, ahead of its routes. */
+  mount(app: OpenAPIHono<AppEnv>): void {
+    app.use('*', requestId());
+    app.use('*', accessLog(this.log, this.metrics));
+    if (this.limiter) app.use('*', rateLimit(this.limiter));
+    app.onError(renderError(this.log));
+  }
+
+  /** Serves one request of `lane` on the Node server, answering errors in the one error shape. */
+  async serveLane(
+    lane: Lane,
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    path: string,
+  ): Promise<void> {
+    const started = performance.now();
+    const given = incoming.headers['x-request-id'];
+    const x = nodeExchange(
+      incoming,
+      outgoing,
+      path,
+      requestIdFor(typeof given === 'string' ? given : undefined),
+    );
+    try {
+      if (this.limiter) {
+        const verdict = await this.limiter.hit(
+          incomingIp(incoming, this.limiter.opts.trustProxy),
+          x.header('authorization'),
+        );
+        setVerdictHeaders(outgoing, verdict);
+        if (verdict.refusal) throw verdict.refusal;
+      }
+      await lane.handle(x);
+    } catch (err) {
+      const apiError = errorAnswer(err, this.log, x.requestId);
+      if (outgoing.headersSent) outgoing.destroy();
+      else sendJson(x, apiError.status, JSON.stringify(apiError.toBody()), apiError.headers);
+    }
+    whenClosed(outgoing, () =>
+      recordRequest(this.log, this.metrics, {
+        reqId: x.requestId,
+        method: lane.method,
+        path,
+        route: lane.path,
+        status: outgoing.statusCode,
+        started,
+      }),
+    );
+  }
+}
