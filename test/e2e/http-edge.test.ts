@@ -149,6 +149,83 @@ describe.each(DB_TARGETS)('HTTP edge on %s', (db) => {
     }
   });
 
+  it('serves the paid lane with the same edge and the same answers as the app', async () => {
+    const server = await startServer(kasir.app, '127.0.0.1', 0);
+    try {
+      const ip = `10.8.${Math.floor(Math.random() * 250)}.1`;
+      const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
+        const res = await request(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { 'x-forwarded-for': ip, 'content-type': 'application/json', ...headers },
+          body,
+        });
+        return { status: res.statusCode, headers: res.headers, json: await res.body.json() };
+      };
+      const viaApp = async (path: string, body: string, headers: Record<string, string> = {}) => {
+        const res = await kasir.app.request(
+          path,
+          from(`10.6.${Math.floor(Math.random() * 250)}.1`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+            body,
+          }),
+        );
+        return { status: res.status, json: await res.json() };
+      };
+      lines.length = 0;
+      const broken = await post('/v1/chat/completions?x=1', '{"model":', { 'x-request-id': 'lane-trace.1' });
+      expect(broken.status).toBe(400);
+      expect(broken.headers['content-type']).toMatch(/^application\/json/);
+      expect(broken.headers['x-request-id']).toBe('lane-trace.1');
+      expect(broken.headers['ratelimit-limit']).toBe('3');
+      expect(broken.headers['ratelimit-remaining']).toBe('2');
+      expect(broken.json).toEqual((await viaApp('/v1/chat/completions', '{"model":')).json);
+
+      const chat = JSON.stringify({
+        model: 'openai/gpt-4.1-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      const unpaid = await post('/v1/chat/completions', chat);
+      expect(unpaid.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const unpaidViaApp = await viaApp('/v1/chat/completions', chat);
+      expect(unpaid.status).toBe(unpaidViaApp.status);
+      expect(unpaid.json).toEqual(unpaidViaApp.json);
+
+      await post('/v1/chat/completions', chat);
+      const limited = await post('/v1/chat/completions', chat);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(limited.headers['ratelimit-remaining']).toBe('0');
+      expect(limited.json).toMatchObject({ error: { code: 'rate_limited', details: { limit: 3 } } });
+
+      // Another method on the lane's path is Hono's: 404 in the one error shape.
+      const get = await request(`${server.url}/v1/chat/completions`, {
+        headers: { 'x-forwarded-for': '10.5.5.5' },
+      });
+      expect(get.statusCode).toBe(404);
+      expect(await get.body.json()).toMatchObject({ error: { code: 'not_found' } });
+
+      kasir.deps.log.flush();
+      await new Promise((r) => setTimeout(r, 10));
+      for (const answer of [broken, unpaid, limited]) {
+        const logged = lines.filter((l) => l.msg === 'request' && l.reqId === answer.headers['x-request-id']);
+        expect(logged).toHaveLength(1);
+        expect(logged[0]).toMatchObject({
+          method: 'POST',
+          path: '/v1/chat/completions',
+          route: '/v1/chat/completions',
+          status: answer.status,
+        });
+      }
+      const metrics = await (await kasir.app.request('/metrics', from('10.0.3.1'))).text();
+      expect(metrics).toMatch(
+        /kasir_http_requests_total\{method="POST",route="\/v1\/chat\/completions",status="429"\} 1/,
+      );
+    } finally {
+      await server.stop(1000);
+    }
+  });
+
   it('reports health, and 503 when the database is gone', async () => {
     const ok = await kasir.app.request('/healthz', from('10.0.2.1'));
     expect(await ok.json()).toEqual({ status: 'ok', checks: { database: 'ok', kv: 'ok' } });
