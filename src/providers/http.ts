@@ -2,7 +2,7 @@
 import { type Dispatcher, Pool } from 'undici';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
 import type { CallSignal } from './call-signal.js';
-import { sseFrameGroups } from './sse.js';
+import { type StreamedAnswer, type StreamedFrames, streamedRequest } from './streamed.js';
 import { UpstreamError } from './types.js';
 
 /** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
@@ -40,51 +40,12 @@ export interface UpstreamClientOptions {
   isCredentialFailure?: (status: number, errorBody: unknown) => boolean;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
-
 /** The largest JSON answer read from an upstream (completions with several choices and long outputs fit). */
 const JSON_ANSWER_LIMIT = 64 * 1024 * 1024;
 /** The longest error body read from an upstream; the rest is dropped. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** The longest upstream message passed on to a caller. */
 const MESSAGE_LIMIT = 500;
-/** What may still follow an answer's terminal event (the chunked-encoding end, stray keep-alives). */
-const TRAILER_LIMIT = 64 * 1024;
-
-export interface StreamedFrames {
-  /** The SSE frames of the body as they arrive, in the groups they arrived in (see sseFrameGroups). */
-  groups: AsyncGenerator<Buffer[]>;
-  /**
-   * Call once, when done with the body. After a clean end the rest is read in the background (bounded,
-   * and by the body timeout) so the connection goes back to the pool without holding up the caller;
-   * otherwise the connection is cut, which also tells the upstream to stop generating.
-   */
-  release(clean: boolean): void;
-}
-
-/** Reads a streamed 2xx body frame by frame, leaving it to `release` whether the connection is kept. */
-export function streamedFrames(res: UpstreamResponse): StreamedFrames {
-  const body = res.body;
-  return {
-    groups: sseFrameGroups(body.iterator({ destroyOnReturn: false })),
-    release(clean) {
-      if (body.readableEnded || body.destroyed) return;
-      // Destroying an undici body emits an AbortError; with no listener that would be an uncaught
-      // exception and take the process down. Nobody reads the body any more, so the error is expected.
-      body.on('error', () => {});
-      if (!clean) {
-        body.destroy();
-        return;
-      }
-      let left = TRAILER_LIMIT;
-      body.on('data', (chunk: Buffer) => {
-        left -= chunk.length;
-        if (left < 0) body.destroy();
-      });
-      body.resume();
-    },
-  };
-}
 
 /** Talks to one upstream base URL; every failure comes out as an UpstreamError (or the caller's abort reason). */
 export class UpstreamClient {
@@ -99,27 +60,26 @@ export class UpstreamClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
   }
 
-  /** POSTs a JSON body; resolves with a 2xx response whose body the caller must consume. */
-  async post(
+  /** POSTs a JSON body and resolves, once a 2xx answer starts, with its server-sent-event frames. */
+  async openStream(
     path: string,
     payload: unknown,
     headers: Record<string, string>,
     signal: CallSignal,
-  ): Promise<UpstreamResponse> {
-    let res: UpstreamResponse;
+  ): Promise<StreamedFrames> {
+    let answer: StreamedAnswer;
     try {
-      // undici takes any object with addEventListener/removeEventListener as a signal; its types name only
-      // AbortSignal and EventEmitter.
-      res = await this.pool.request({
-        ...this.jsonPost(path, payload, headers),
-        signal: signal as AbortSignal,
-      });
+      answer = await streamedRequest(
+        this.pool,
+        this.jsonPost(path, payload, headers),
+        signal,
+        ERROR_BODY_LIMIT,
+      );
     } catch (err) {
       throw this.failure(err, signal, true);
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = await readCapped(res.body, ERROR_BODY_LIMIT).catch(() => '');
-    throw this.refusal(res.statusCode, text);
+    if (answer.ok) return answer.frames;
+    throw this.refusal(answer.statusCode, answer.body.toString('utf8'));
   }
 
   /** POSTs a JSON body and parses the JSON answer (read whole, at most JSON_ANSWER_LIMIT bytes). */
@@ -285,18 +245,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }

@@ -6,7 +6,6 @@ import {
   readSseFrame,
   SseFrameSplitter,
   singleDataLine,
-  sseFrameGroups,
 } from './sse.js';
 
 const text = (frames: Buffer[]) => frames.map((f) => f.toString('utf8'));
@@ -57,31 +56,12 @@ describe('SseFrameSplitter', () => {
   });
 
   it('hands out an unterminated last frame at the end, but not trailing whitespace', async () => {
-    async function* body() {
-      yield Buffer.from('data: 1\n\ndata: [DONE]\n');
-    }
-    const frames: Buffer[] = [];
-    for await (const group of sseFrameGroups(body())) frames.push(...group);
-    expect(text(frames)).toEqual(['data: 1\n\n', 'data: [DONE]\n']);
+    const ending = new SseFrameSplitter();
+    expect(text(ending.push(Buffer.from('data: 1\n\ndata: [DONE]\n')))).toEqual(['data: 1\n\n']);
+    expect(ending.flush()?.toString()).toBe('data: [DONE]\n');
     const splitter = new SseFrameSplitter();
     splitter.push(Buffer.from('data: 1\n\n\n'));
     expect(splitter.flush()).toBeUndefined();
-  });
-});
-
-describe('sseFrameGroups', () => {
-  it('yields the frames each chunk completed together, and nothing for a chunk that completed none', async () => {
-    async function* body() {
-      yield Buffer.from('data: 1\n\ndata: 2\n\ndata: 3');
-      yield Buffer.from(' still 3');
-      yield Buffer.from('\n\ndata: 4\n\n');
-    }
-    const groups: string[][] = [];
-    for await (const group of sseFrameGroups(body())) groups.push(text(group));
-    expect(groups).toEqual([
-      ['data: 1\n\n', 'data: 2\n\n'],
-      ['data: 3 still 3\n\n', 'data: 4\n\n'],
-    ]);
   });
 });
 

@@ -74,21 +74,6 @@ function frameEnd(buf: Buffer, from: number, lfOnly: boolean): number {
 }
 
 /**
- * Yields the SSE frames of a byte stream, grouped as they arrived: one group per received chunk that
- * completed at least one frame. A relay forwards a group as one write, and pays for one async step per
- * network read rather than one per frame.
- */
-export async function* sseFrameGroups(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer[]> {
-  const splitter = new SseFrameSplitter();
-  for await (const chunk of body) {
-    const frames = splitter.push(chunk);
-    if (frames.length > 0) yield frames;
-  }
-  const last = splitter.flush();
-  if (last) yield [last];
-}
-
-/**
  * The frames' bytes as one buffer. Frames cut from one chunk and kept in order are adjacent views of the
  * same memory, so the usual case (a run of frames passed through untouched) is one view of the received
  * chunk, without a copy; anything else (a dropped or rewritten frame in between) is copied together.

@@ -39,7 +39,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ChatProvider
     stream(body, ctx) {
       return deferredStream(async () => {
         const request = { ...toAnthropicRequest(body), stream: true };
-        const res = await client.post(
+        const res = await client.openStream(
           '/v1/messages',
           request,
           { ...headers, accept: 'text/event-stream' },

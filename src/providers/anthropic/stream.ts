@@ -1,8 +1,9 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
-import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import type { UpstreamClient } from '../http.js';
 import { jsonFrame } from '../sse.js';
+import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, UpstreamError } from '../types.js';
 import { finishReasonOf, usageFromAnthropic } from './response.js';
 
@@ -13,7 +14,7 @@ import { finishReasonOf, usageFromAnthropic } from './response.js';
  * a cut connection or a stream that ends before message_stop is an UpstreamError, never a clean end.
  */
 export async function* translateAnthropicStream(
-  res: UpstreamResponse,
+  body: StreamedFrames,
   client: UpstreamClient,
   signal: CallSignal,
 ): AsyncGenerator<ChatStreamEvent> {
@@ -22,7 +23,7 @@ export async function* translateAnthropicStream(
   /** message_start reports output_tokens 1; the real count comes with message_delta. */
   let sawFinalOutput = false;
   let forwarded = 0;
-  const { groups, release } = streamedFrames(res);
+  const { groups, release } = body;
   let clean = false;
   /** Anthropic numbers every content block; tool calls are numbered among tool calls only. */
   const toolIndexOfBlock = new Map<number, number>();

@@ -54,7 +54,7 @@ export function createGeminiProvider(options: GeminiOptions): ChatProvider {
 
     stream(body, ctx) {
       return deferredStream(async () => {
-        const res = await client.post(
+        const res = await client.openStream(
           `${pathOf(body, 'streamGenerateContent')}?alt=sse`,
           toGeminiRequest(body),
           { ...headers, accept: 'text/event-stream' },

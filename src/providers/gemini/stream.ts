@@ -7,8 +7,9 @@ import {
   newCompletionId,
   nowSeconds,
 } from '../chat-format.js';
-import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import type { UpstreamClient } from '../http.js';
 import { jsonFrame } from '../sse.js';
+import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
 
@@ -19,7 +20,7 @@ import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
  * terminator, so a stream is complete only when every candidate that spoke has finished and usage came.
  */
 export async function* translateGeminiStream(
-  res: UpstreamResponse,
+  body: StreamedFrames,
   client: UpstreamClient,
   requestedModel: string,
   signal: CallSignal,
@@ -34,7 +35,7 @@ export async function* translateGeminiStream(
       beforeFirstByte: forwarded === 0,
     });
 
-  const { groups, release } = streamedFrames(res);
+  const { groups, release } = body;
   try {
     for await (const group of groups) {
       for (const frame of group) {

@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';
-import { UpstreamClient, UpstreamPools, type UpstreamResponse } from '../http.js';
+import { framesOf } from '../../../test/support/frames.js';
+import { UpstreamClient, UpstreamPools } from '../http.js';
 import { type CallContext, type ChatProvider, type ChatStreamEvent, UpstreamError } from '../types.js';
 import { createOpenAiCompatibleProvider } from './provider.js';
 import { relayOpenAiStream } from './stream.js';
@@ -335,12 +335,7 @@ describe('relayOpenAiStream', () => {
     pools: new UpstreamPools(),
   });
   const relayed = (...chunks: string[]) =>
-    relayOpenAiStream(
-      { body: Readable.from(chunks.map((c) => Buffer.from(c))) } as unknown as UpstreamResponse,
-      client,
-      'local-model',
-      new AbortController().signal,
-    );
+    relayOpenAiStream(framesOf(chunks), client, 'local-model', new AbortController().signal);
   const relay = (...chunks: string[]) => readChatStream(relayed(...chunks));
   const chunk = (content: string) =>
     JSON.stringify({

@@ -55,7 +55,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
           stream: true,
           stream_options: { ...streamOptions, include_usage: true },
         });
-        const res = await client.post('/chat/completions', request, streamHeaders, ctx.signal);
+        const res = await client.openStream('/chat/completions', request, streamHeaders, ctx.signal);
         return { iterator: relayOpenAiStream(res, client, String(body.model), ctx.signal) };
       });
     },

@@ -1,8 +1,9 @@
 /** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
-import { streamedFrames, type UpstreamClient, type UpstreamResponse } from '../http.js';
+import type { UpstreamClient } from '../http.js';
 import { joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
+import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 
 const DONE = '[DONE]';
@@ -17,13 +18,13 @@ type EndEvent = Extract<ChatStreamEvent, { type: 'end' }>;
  * or without usage is a failure, never a clean end.
  */
 export async function* relayOpenAiStream(
-  res: UpstreamResponse,
+  body: StreamedFrames,
   client: UpstreamClient,
   requestedModel: string,
   signal: CallSignal,
 ): AsyncGenerator<ChatStreamEvent> {
   const reader = new OpenAiFrameReader(client, requestedModel);
-  const { groups, release } = streamedFrames(res);
+  const { groups, release } = body;
   let clean = false;
   try {
     for await (const frames of groups) {
