@@ -60,10 +60,10 @@ export function nodeSse(
     },
     async write(bytes) {
       if (state.closed || outgoing.destroyed) return false;
+      // Node holds a response's writes until the next tick and sends them together: the promise jobs that run
+      // first are this turn's, so frames wait microseconds, and a stream whose end came in the same read (its
+      // last frames, the closing frame and the end of the chunked body) leaves in one send instead of two.
       const flowing = outgoing.write(bytes);
-      // Node holds a response's writes until the next tick to send them together. The frames of one
-      // upstream read already come as one write, so they leave now rather than after the tick's other work.
-      outgoing.uncork();
       if (flowing) return true;
       await new Promise<void>((resolve) => {
         const done = () => {
