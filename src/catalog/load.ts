@@ -384,6 +384,9 @@ class CatalogImpl implements LoadedCatalog {
           ],
         };
       }
+      // The same figure `quote` would work out again; only a real token count makes it the quote.
+      if (counter === countTokens)
+        return { ok: true, value: input, modelQuote: { costMicroUsd: cost, unit: q.unit, units: q.units } };
     }
     return { ok: true, value: input };
   }

@@ -153,7 +153,12 @@ export interface ToolEntry extends EntryBase {
 export type CatalogEntry = ModelEntry | ToolEntry;
 
 export type Validation<T = Record<string, unknown>> =
-  | { ok: true; value: T }
+  | {
+      ok: true;
+      value: T;
+      /** A model's quote, worked out while validating (every price class pays it); what `quote` returns. */
+      modelQuote?: Quote;
+    }
   | { ok: false; errors: FieldError[] };
 
 /**

@@ -53,8 +53,9 @@ function paidRequest(x: Exchange, publicBaseUrl: string): PaidRequest {
   };
 }
 
-/** The quote per price class, each computed once (a 402 lists every rail's). */
-function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>) {
+/** The quote per price class, each computed once (a 402 lists every rail's); a model's came with its validation. */
+function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>, known?: Quote) {
+  if (known) return (_pc: PriceClass): Quote => known;
   const cache: Partial<Record<PriceClass, Quote>> = {};
   return (pc: PriceClass): Quote => {
     cache[pc] ??= catalog.quote(entry, input, pc);
@@ -97,7 +98,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const input = checked.value;
   const maxPrice = parseMaxPrice(x.header('x-max-price'));
   const idempotencyKey = readIdempotencyKey(x.header('idempotency-key'));
-  const quoteFor = memoQuote(deps.catalog, entry, input);
+  const quoteFor = memoQuote(deps.catalog, entry, input, checked.modelQuote);
   const req = paidRequest(x, deps.publicBaseUrl);
   sale.offer.preflight?.(input);
 

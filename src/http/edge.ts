@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { accessLog, recordRequest, whenClosed } from './access-log.js';
+import { accessLog, recordRequest } from './access-log.js';
 import { incomingIp } from './client-ip.js';
 import type { AppEnv } from './env.js';
 import { type Exchange, sendJson } from './exchange.js';
@@ -48,11 +48,17 @@ export class Edge {
   ): Promise<void> {
     const started = performance.now();
     const given = incoming.headers['x-request-id'];
-    const x = nodeExchange(
-      incoming,
-      outgoing,
-      path,
-      requestIdFor(typeof given === 'string' ? given : undefined),
+    const reqId = requestIdFor(typeof given === 'string' ? given : undefined);
+    // Logged once the response has closed: a stream's status and duration are known only then.
+    const x = nodeExchange(incoming, outgoing, path, reqId, () =>
+      recordRequest(this.log, this.metrics, {
+        reqId,
+        method: lane.method,
+        path,
+        route: lane.path,
+        status: outgoing.statusCode,
+        started,
+      }),
     );
     try {
       if (this.limiter) {
@@ -69,15 +75,5 @@ export class Edge {
       if (outgoing.headersSent) outgoing.destroy();
       else sendJson(x, apiError.status, JSON.stringify(apiError.toBody()), apiError.headers);
     }
-    whenClosed(outgoing, () =>
-      recordRequest(this.log, this.metrics, {
-        reqId: x.requestId,
-        method: lane.method,
-        path,
-        route: lane.path,
-        status: outgoing.statusCode,
-        started,
-      }),
-    );
   }
 }

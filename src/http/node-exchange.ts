@@ -6,12 +6,19 @@ import type { Exchange } from './exchange.js';
 import { nodeSse, type SseSink } from './sse.js';
 
 class NodeExchange implements Exchange {
+  private hangUps: Array<() => void> | null = null;
+  private watching = false;
+
   constructor(
     private readonly incoming: IncomingMessage,
     private readonly outgoing: ServerResponse,
     readonly path: string,
     readonly requestId: string,
-  ) {}
+    /** Called once the response has closed, finished or not. */
+    private readonly closed?: () => void,
+  ) {
+    if (closed) this.watchClose();
+  }
 
   get method(): string {
     return this.incoming.method ?? 'GET';
@@ -37,23 +44,36 @@ class NodeExchange implements Exchange {
   }
 
   openSse(headers: Record<string, string>): SseSink {
-    return nodeSse(this.outgoing, headers, this.requestId);
+    return nodeSse(this.outgoing, headers, this.requestId, (listener) => this.onHangUp(listener));
   }
 
   onHangUp(listener: () => void): void {
-    const outgoing = this.outgoing;
-    // The response closing before it finished is the caller hanging up: cheaper than the request's AbortSignal.
-    outgoing.once('close', () => {
-      if (!outgoing.writableFinished) listener();
-    });
+    if (this.hangUps) this.hangUps.push(listener);
+    else this.hangUps = [listener];
+    this.watchClose();
   }
+
+  /** One 'close' listener per response, whatever waits for it (cheaper than the request's AbortSignal). */
+  private watchClose(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.outgoing.on('close', this.onClose);
+  }
+
+  private readonly onClose = (): void => {
+    // The response closing before it finished is the caller hanging up.
+    if (this.hangUps && !this.outgoing.writableFinished) for (const listener of this.hangUps) listener();
+    this.closed?.();
+  };
 }
 
+/** The exchange of a Node request; `closed` is called once the response has closed, finished or not. */
 export function nodeExchange(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   path: string,
   requestId: string,
+  closed?: () => void,
 ): Exchange {
-  return new NodeExchange(incoming, outgoing, path, requestId);
+  return new NodeExchange(incoming, outgoing, path, requestId, closed);
 }

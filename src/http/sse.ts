@@ -44,16 +44,17 @@ function disconnects() {
   return state;
 }
 
-/** Streams onto a Node response. */
+/** Streams onto a Node response; `onHangUp` registers for the caller leaving before the response is complete. */
 export function nodeSse(
   outgoing: ServerResponse,
   headers: Record<string, string>,
   requestId: string,
+  onHangUp: (listener: () => void) => void,
 ): SseSink {
   const state = disconnects();
   // The status and headers are not flushed on their own: they leave with the first frames, in one send.
   outgoing.writeHead(200, sseHeaders(headers, requestId));
-  outgoing.on('close', state.disconnect);
+  onHangUp(state.disconnect);
   return {
     get closed() {
       return state.closed;

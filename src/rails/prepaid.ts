@@ -15,7 +15,7 @@ import {
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Reservation, Reserves } from '../ledger/reserves.js';
 import type { Db } from '../store/db.js';
-import type { Authorization, Rail, RailReceipt } from './types.js';
+import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from './types.js';
 import { usageRow } from './usage.js';
 
 export const CHARGED_HEADER = 'x-service-charged-micro-usd';
@@ -98,6 +98,45 @@ function refusal(err: unknown, amount: number): unknown {
   return err;
 }
 
+/** One call's reservation on the prepaid rail (a class, not an object of closures: one allocation per call). */
+class PrepaidAuthorization implements Authorization {
+  /**
+   * A stream marks its money delivered (so a crash captures it) only once it has run for a while: most streams
+   * settle sooner, and then the extra write is saved. A crash in that first window releases.
+   */
+  private deliveredMark: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly payer: Payer,
+    readonly amountMicroUsd: number,
+    private readonly held: Reservation,
+  ) {}
+
+  async capture(usage: UsageFacts): Promise<RailReceipt> {
+    clearTimeout(this.deliveredMark);
+    const row = usageRow(usage, { rail: 'prepaid', payer: this.payer, chargedMicroUsd: this.amountMicroUsd });
+    return receiptOf(this.amountMicroUsd, await this.held.capture(row), this.held.id);
+  }
+
+  async void(usage: UsageFacts): Promise<RailReceipt> {
+    clearTimeout(this.deliveredMark);
+    const row = usageRow(usage, { rail: 'prepaid', payer: this.payer, chargedMicroUsd: 0 });
+    return receiptOf(0, await this.held.release(row), this.held.id);
+  }
+
+  streamHeaders(): Record<string, string> {
+    // The settled figures arrive in the stream's final chunk; these state what success charges.
+    return prepaidHeaders(this.amountMicroUsd, this.held.balanceAfterCharge);
+  }
+
+  markDelivered(): void {
+    if (this.deliveredMark) return;
+    const held = this.held;
+    this.deliveredMark = setTimeout(() => held.markDelivered(), DELIVERED_MARK_DELAY_MS);
+    this.deliveredMark.unref();
+  }
+}
+
 export function createPrepaidRail(deps: {
   db: Db;
   keys: KeyResolver;
@@ -141,35 +180,7 @@ export function createPrepaidRail(deps: {
       } catch (err) {
         throw refusal(err, amount);
       }
-      // A stream marks its money delivered (so a crash captures it) only once it has run for a while: most
-      // streams settle sooner, and then the extra write is saved. A crash in that first window releases.
-      let deliveredMark: NodeJS.Timeout | undefined;
-      const settled = () => clearTimeout(deliveredMark);
-      return {
-        payer,
-        amountMicroUsd: amount,
-        async capture(usage) {
-          settled();
-          const balance = await held.capture(
-            usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: amount }),
-          );
-          return receiptOf(amount, balance, held.id);
-        },
-        async void(usage) {
-          settled();
-          const balance = await held.release(usageRow(usage, { rail: 'prepaid', payer, chargedMicroUsd: 0 }));
-          return receiptOf(0, balance, held.id);
-        },
-        streamHeaders() {
-          // The settled figures arrive in the stream's final chunk; these state what success charges.
-          return prepaidHeaders(amount, held.balanceAfterCharge);
-        },
-        markDelivered() {
-          if (deliveredMark) return;
-          deliveredMark = setTimeout(() => held.markDelivered(), DELIVERED_MARK_DELAY_MS);
-          deliveredMark.unref();
-        },
-      };
+      return new PrepaidAuthorization(payer, amount, held);
     },
 
     // A refused or invalid call on a known key still states what it charged (nothing) and the balance, unless
