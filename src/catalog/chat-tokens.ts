@@ -13,8 +13,12 @@ export const REPLY_PRIMING_TOKENS = 3;
  */
 export const TOKENS_PER_IMAGE = 1600;
 
-// The quote runs on every chat call and again in the checkout after validation: count each body once.
-const inputCache = new WeakMap<object, number>();
+/**
+ * The last body counted, and its count: validation counts a body for the context-window check and again for its
+ * price, one right after the other, so only the latest body is ever asked about again: one slot is enough, where
+ * a WeakMap would keep an entry per call for the garbage collector to clear.
+ */
+let lastCounted: { input: object; tokens: number } | undefined;
 
 function countText(value: unknown, counter: TokenCounter): number {
   return typeof value === 'string' && value.length > 0 ? counter(value) : 0;
@@ -49,8 +53,7 @@ export function estimateInputTokens(
   counter: TokenCounter = countTokens,
 ): number {
   const exact = counter === countTokens;
-  const cached = exact ? inputCache.get(input) : undefined;
-  if (cached !== undefined) return cached;
+  if (exact && lastCounted?.input === input) return lastCounted.tokens;
   let tokens = REPLY_PRIMING_TOKENS;
   const messages = Array.isArray(input.messages) ? input.messages : [];
   for (const message of messages) {
@@ -63,7 +66,7 @@ export function estimateInputTokens(
   const format = input.response_format as Record<string, unknown> | undefined;
   if (format && typeof format === 'object' && format.type === 'json_schema')
     tokens += countJson(format, counter);
-  if (exact) inputCache.set(input, tokens);
+  if (exact) lastCounted = { input, tokens };
   return tokens;
 }
 
