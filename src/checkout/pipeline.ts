@@ -43,15 +43,31 @@ export interface Sale {
 
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 
-function paidRequest(x: Exchange, publicBaseUrl: string): PaidRequest {
-  return {
-    method: x.method,
-    path: x.path,
-    resourceUrl: `${publicBaseUrl}${x.path}`,
-    header: (name) => x.header(name),
-    requestId: x.requestId,
-  };
+/** What the rails read of the exchange; the resource URL only when a rail asks for it (a 402 names it). */
+class ExchangeRequest implements PaidRequest {
+  constructor(
+    private readonly x: Exchange,
+    private readonly publicBaseUrl: string,
+  ) {}
+  get method() {
+    return this.x.method;
+  }
+  get path() {
+    return this.x.path;
+  }
+  get requestId() {
+    return this.x.requestId;
+  }
+  get resourceUrl() {
+    return `${this.publicBaseUrl}${this.x.path}`;
+  }
+  header(name: string): string | undefined {
+    return this.x.header(name);
+  }
 }
+
+const paidRequest = (x: Exchange, publicBaseUrl: string): PaidRequest =>
+  new ExchangeRequest(x, publicBaseUrl);
 
 /** The quote per price class, each computed once (a 402 lists every rail's); a model's came with its validation. */
 function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>, known?: Quote) {

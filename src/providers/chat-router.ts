@@ -71,7 +71,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     if (targets.length === 0)
       throw new UpstreamError('not_configured', 'no upstream is configured for this model');
     const errors: unknown[] = [];
-    for (const [t, target] of targets.entries()) {
+    for (let t = 0; t < targets.length; t++) {
+      const target = targets[t] as ChatTarget;
       for (let attempt = 0; ; attempt++) {
         throwIfAborted(ctx.signal);
         try {
