@@ -27,7 +27,8 @@ export class SseFrameSplitter {
     for (;;) {
       const end = frameEnd(buf, Math.max(start, from), lfOnly);
       if (end < 0) break;
-      frames.push(buf.subarray(start, end));
+      // A chunk that is exactly one frame (what an upstream sending one event per write gives) is that frame.
+      frames.push(start === 0 && end === buf.length ? buf : buf.subarray(start, end));
       start = end;
       from = end;
     }
@@ -93,16 +94,20 @@ export function joinFrames(frames: Buffer[]): Buffer {
 }
 
 /**
- * The payload of a frame that is exactly one `data: …` line ended by `\n\n` — the shape OpenAI-compatible
- * servers send — as a slice of the frame; undefined for any other shape (use readSseFrame then).
+ * Whether a frame is exactly one `data: …` line ended by `\n\n`, the shape OpenAI-compatible servers send. A
+ * check that allocates nothing: most such frames are passed on without looking at their payload.
  */
-export function singleDataLine(frame: Buffer): Buffer | undefined {
+export function isSingleDataLine(frame: Buffer): boolean {
   const len = frame.length;
-  if (len < DATA_PREFIX.length + 2 || frame[len - 1] !== LF || frame[len - 2] !== LF) return undefined;
-  for (let i = 0; i < DATA_PREFIX.length; i++) if (frame[i] !== DATA_PREFIX[i]) return undefined;
+  if (len < DATA_PREFIX.length + 2 || frame[len - 1] !== LF || frame[len - 2] !== LF) return false;
+  for (let i = 0; i < DATA_PREFIX.length; i++) if (frame[i] !== DATA_PREFIX[i]) return false;
   const firstLf = frame.indexOf(LF, DATA_PREFIX.length);
-  if (firstLf !== len - 2 || frame.indexOf(CR, DATA_PREFIX.length) >= 0) return undefined;
-  return frame.subarray(DATA_PREFIX.length, len - 2);
+  return firstLf === len - 2 && frame.indexOf(CR, DATA_PREFIX.length) < 0;
+}
+
+/** The payload of a frame of one `data: …` line (see isSingleDataLine) as a slice of it; undefined for any other shape. */
+export function singleDataLine(frame: Buffer): Buffer | undefined {
+  return isSingleDataLine(frame) ? frame.subarray(DATA_PREFIX.length, frame.length - 2) : undefined;
 }
 
 export interface SseEvent {

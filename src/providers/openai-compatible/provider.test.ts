@@ -368,6 +368,16 @@ describe('relayOpenAiStream', () => {
     expect(events[1]).toMatchObject({ id: 'c1', usage: { total_tokens: 5 } });
   });
 
+  it('leaves out a comment between two chunks of one read, and forwards the rest together', async () => {
+    const events: ChatStreamEvent[] = [];
+    const first = `data: ${chunk('Hel')}\n\n`;
+    const second = `data: ${chunk('lo')}\n\n`;
+    for await (const event of relayed(`${first}: ping\n\n${second}data: ${usage}\n\ndata: [DONE]\n\n`))
+      events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['frame', 'end']);
+    expect(events[0]?.type === 'frame' && events[0].bytes.toString()).toBe(first + second);
+  });
+
   it('forwards the frames a read brought before an error event, then fails after the first byte', async () => {
     const events: ChatStreamEvent[] = [];
     const run = async () => {

@@ -2,11 +2,13 @@
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import type { UpstreamClient } from '../http.js';
-import { joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
+import { isSingleDataLine, joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 
 const DONE = '[DONE]';
+/** The longest frame the terminator can be: `data: `, `[DONE]` with some whitespace, the blank line. */
+const DONE_FRAME_MAX = 'data: '.length + DONE.length + 2 + 2;
 
 type EndEvent = Extract<ChatStreamEvent, { type: 'end' }>;
 
@@ -83,6 +85,10 @@ class OpenAiFrameReader {
     const usage = new KeySearch(span, 'usage');
     const error = new KeySearch(span, 'error');
     let end = 0;
+    // While the frames going out are the first ones in, unchanged, they are the start of `span`: no second copy.
+    let asReceived = true;
+    let dropped = false;
+    let forwardedBytes = 0;
     try {
       for (const frame of frames) {
         end += frame.length;
@@ -93,15 +99,20 @@ class OpenAiFrameReader {
           read.end = out;
           break;
         }
-        if (out) {
-          forward.push(out);
-          this.forwarded++;
+        if (out === undefined) {
+          dropped = true;
+          continue;
         }
+        if (out !== frame || dropped) asReceived = false;
+        forward.push(out);
+        forwardedBytes += out.length;
+        this.forwarded++;
       }
     } catch (err) {
       read.failure = err;
     }
-    if (forward.length > 0) read.forward = joinFrames(forward);
+    if (forward.length > 0)
+      read.forward = asReceived ? span.subarray(0, forwardedBytes) : joinFrames(forward);
     return read;
   }
 
@@ -110,7 +121,10 @@ class OpenAiFrameReader {
    * `[DONE]`. `keyed`: the frame may carry usage or an error.
    */
   private frame(frame: Buffer, keyed: boolean): Buffer | EndEvent | undefined {
-    const fast = singleDataLine(frame);
+    const single = isSingleDataLine(frame);
+    // Most frames: one more chunk, passed on as it came without reading it (too long to be the [DONE] line).
+    if (single && this.identity && !keyed && frame.length > DONE_FRAME_MAX) return frame;
+    const fast = single ? singleDataLine(frame) : undefined;
     const slow = fast ? undefined : readSseFrame(frame);
     if (slow?.event === 'error') throw this.fail(`sent an error event: ${messageOf(slow.data)}`);
     const payload = fast ?? (slow?.data === undefined ? undefined : Buffer.from(slow.data));
