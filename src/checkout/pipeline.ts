@@ -66,9 +66,6 @@ class ExchangeRequest implements PaidRequest {
   }
 }
 
-const paidRequest = (x: Exchange, publicBaseUrl: string): PaidRequest =>
-  new ExchangeRequest(x, publicBaseUrl);
-
 /** The quote per price class, each computed once (a 402 lists every rail's); a model's came with its validation. */
 function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>, known?: Quote) {
   if (known) return (_pc: PriceClass): Quote => known;
@@ -95,7 +92,7 @@ export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>)
     .then((sale) => checkout(x, deps, sale))
     .catch(async (err: unknown) => {
       if (!(err instanceof ApiError)) throw err;
-      const req = paidRequest(x, deps.publicBaseUrl);
+      const req = new ExchangeRequest(x, deps.publicBaseUrl);
       // A failed balance read must not replace the error the caller is owed.
       const headers = await deps.rails
         .carriedBy(req)
@@ -115,7 +112,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const maxPrice = parseMaxPrice(x.header('x-max-price'));
   const idempotencyKey = readIdempotencyKey(x.header('idempotency-key'));
   const quoteFor = memoQuote(deps.catalog, entry, input, checked.modelQuote);
-  const req = paidRequest(x, deps.publicBaseUrl);
+  const req = new ExchangeRequest(x, deps.publicBaseUrl);
   sale.offer.preflight?.(input);
 
   const rail = deps.rails.carriedBy(req);

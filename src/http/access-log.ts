@@ -1,5 +1,4 @@
 /** One log line and one metrics observation per request: method, route, path, status, duration, request id. */
-import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
@@ -35,12 +34,6 @@ export function recordRequest(log: Logger, metrics: Metrics, served: Served): vo
   );
 }
 
-/** Runs `done` now if the Node response is finished, else once it closes (a stream still flowing). */
-export function whenClosed(outgoing: ServerResponse, done: () => void): void {
-  if (outgoing.writableFinished) done();
-  else outgoing.once('close', done);
-}
-
 export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
@@ -60,7 +53,7 @@ export function accessLog(log: Logger, metrics: Metrics): MiddlewareHandler<AppE
         started,
       });
     };
-    if (streamedByHandler) whenClosed(outgoing, finish);
+    if (streamedByHandler && !outgoing.writableFinished) outgoing.once('close', finish);
     else finish();
   };
 }

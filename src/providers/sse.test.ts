@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  dataLinePayload,
+  isSingleDataLine,
   joinFrames,
   MAX_FRAME_BYTES,
   objectKeyAt,
   readSseFrame,
   SseFrameSplitter,
-  singleDataLine,
 } from './sse.js';
 
 const text = (frames: Buffer[]) => frames.map((f) => f.toString('utf8'));
@@ -84,9 +85,11 @@ describe('joinFrames', () => {
   });
 });
 
-describe('singleDataLine', () => {
-  it('gives the payload of the common one-line frame', () => {
-    expect(singleDataLine(Buffer.from('data: {"a":1}\n\n'))?.toString()).toBe('{"a":1}');
+describe('isSingleDataLine and dataLinePayload', () => {
+  it('accept the common one-line frame and give its payload', () => {
+    const frame = Buffer.from('data: {"a":1}\n\n');
+    expect(isSingleDataLine(frame)).toBe(true);
+    expect(dataLinePayload(frame).toString()).toBe('{"a":1}');
   });
 
   it('declines every other shape', () => {
@@ -97,7 +100,7 @@ describe('singleDataLine', () => {
       ': hi\n\n',
       'data: 1\ndata: 2\n\n',
     ]) {
-      expect(singleDataLine(Buffer.from(frame)), frame).toBeUndefined();
+      expect(isSingleDataLine(Buffer.from(frame)), frame).toBe(false);
     }
   });
 });

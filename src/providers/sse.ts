@@ -105,9 +105,9 @@ export function isSingleDataLine(frame: Buffer): boolean {
   return firstLf === len - 2 && frame.indexOf(CR, DATA_PREFIX.length) < 0;
 }
 
-/** The payload of a frame of one `data: …` line (see isSingleDataLine) as a slice of it; undefined for any other shape. */
-export function singleDataLine(frame: Buffer): Buffer | undefined {
-  return isSingleDataLine(frame) ? frame.subarray(DATA_PREFIX.length, frame.length - 2) : undefined;
+/** The payload of a frame `isSingleDataLine` accepted, as a slice of it. */
+export function dataLinePayload(frame: Buffer): Buffer {
+  return frame.subarray(DATA_PREFIX.length, frame.length - 2);
 }
 
 export interface SseEvent {

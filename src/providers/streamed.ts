@@ -79,6 +79,7 @@ class FrameQueue implements AsyncIterableIterator<Buffer[]>, StreamedFrames {
     if (this.released) return;
     this.released = true;
     this.unread = [];
+    this.unreadBytes = 0;
     if (this.ended || this.failure) return;
     if (!clean) {
       this.failure = { err: new Error('the reader let go of the upstream body') };

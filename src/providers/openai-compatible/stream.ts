@@ -2,7 +2,7 @@
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import type { UpstreamClient } from '../http.js';
-import { isSingleDataLine, joinFrames, objectKeyAt, readSseFrame, singleDataLine } from '../sse.js';
+import { dataLinePayload, isSingleDataLine, joinFrames, objectKeyAt, readSseFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
 
@@ -124,7 +124,7 @@ class OpenAiFrameReader {
     const single = isSingleDataLine(frame);
     // Most frames: one more chunk, passed on as it came without reading it (too long to be the [DONE] line).
     if (single && this.identity && !keyed && frame.length > DONE_FRAME_MAX) return frame;
-    const fast = single ? singleDataLine(frame) : undefined;
+    const fast = single ? dataLinePayload(frame) : undefined;
     const slow = fast ? undefined : readSseFrame(frame);
     if (slow?.event === 'error') throw this.fail(`sent an error event: ${messageOf(slow.data)}`);
     const payload = fast ?? (slow?.data === undefined ? undefined : Buffer.from(slow.data));
