@@ -215,7 +215,7 @@ export function chatTraitErrors(
     if (tokens > traits.contextLength) {
       errors.push({
         field: 'messages',
-        message: `about ${tokens} input tokens; more than this model's context of ${traits.contextLength} tokens`,
+        message: `counted ${tokens} input tokens; more than this model's context of ${traits.contextLength} tokens`,
       });
     }
   }

@@ -1,5 +1,5 @@
 /** Estimates the tokens a chat request can bill: its input with a real tokenizer, its output at the ceiling the caller set. */
-import { countTokens, type TokenCounter } from './tokenizer.js';
+import { countTokens, countTokensPatiently, type TokenCounter } from './tokenizer.js';
 
 /** Output ceiling when the caller sends neither max_tokens nor max_completion_tokens. */
 export const DEFAULT_MAX_TOKENS = 1024;
@@ -19,6 +19,12 @@ export const TOKENS_PER_IMAGE = 1600;
  * a WeakMap would keep an entry per call for the garbage collector to clear.
  */
 let lastCounted: { input: object; tokens: number } | undefined;
+
+/** Counts of long inputs made ahead by precountInputTokens, held by the input object they belong to. */
+const precounted = new WeakMap<object, number>();
+
+/** Text above this many characters is counted ahead, a slice at a time (see precountInputTokens). */
+export const PRECOUNT_ABOVE_CHARS = 16 * 1024;
 
 function countText(value: unknown, counter: TokenCounter): number {
   return typeof value === 'string' && value.length > 0 ? counter(value) : 0;
@@ -53,7 +59,11 @@ export function estimateInputTokens(
   counter: TokenCounter = countTokens,
 ): number {
   const exact = counter === countTokens;
-  if (exact && lastCounted?.input === input) return lastCounted.tokens;
+  if (exact) {
+    if (lastCounted?.input === input) return lastCounted.tokens;
+    const ahead = precounted.get(input);
+    if (ahead !== undefined) return ahead;
+  }
   let tokens = REPLY_PRIMING_TOKENS;
   const messages = Array.isArray(input.messages) ? input.messages : [];
   for (const message of messages) {
@@ -68,6 +78,29 @@ export function estimateInputTokens(
     tokens += countJson(format, counter);
   if (exact) lastCounted = { input, tokens };
   return tokens;
+}
+
+/**
+ * Counts a long chat input's tokens ahead of its validation, without holding the event loop (see
+ * countTokensPatiently), so that estimateInputTokens then answers at once; undefined when its text is short
+ * enough to count on the spot. Counting stops once it passes `cap` (the model's context): such a request is refused
+ * whatever the rest would add, and the count it states (a lower bound) already exceeds the context.
+ */
+export function precountInputTokens(
+  input: Record<string, unknown>,
+  cap = Number.POSITIVE_INFINITY,
+): Promise<void> | undefined {
+  const texts: string[] = [];
+  let chars = 0;
+  const wrapping = estimateInputTokens(input, (text) => {
+    texts.push(text);
+    chars += text.length;
+    return 0;
+  });
+  if (chars <= PRECOUNT_ABOVE_CHARS) return undefined;
+  return countTokensPatiently(texts, cap - wrapping).then(({ tokens }) => {
+    precounted.set(input, wrapping + tokens);
+  });
 }
 
 /** Completions a request asks for (`n`, default 1). */

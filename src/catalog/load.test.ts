@@ -236,7 +236,7 @@ describe('start-up validation', () => {
     const roomy = buildCatalog(withContext(20), { marginPercent: {} });
     expect(roomy.find('openai/gpt-4.1')).toBeDefined();
     expect(() => buildCatalog(withContext(10), { marginPercent: {} })).toThrow(
-      'entry "openai/gpt-4.1" field "example": the default request is invalid (messages: about 14 input tokens; ' +
+      'entry "openai/gpt-4.1" field "example": the default request is invalid (messages: counted 14 input tokens; ' +
         "more than this model's context of 10 tokens)",
     );
   });

@@ -4,6 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { FieldError } from '../http/errors.js';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
+import { PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
 import { type ConsultCandidate, ConsultIndex } from './consult.js';
 import { chatModelShape, dataFileShape, mediaModelShape, toolShape } from './data-shape.js';
 import { exampleInput } from './examples.js';
@@ -60,7 +61,12 @@ export interface CatalogViews {
    * Validates inputs for a quote: the given inputs over the default request, exactly as the paid route would.
    * `fromQuery` coerces query-string values to the schema's types first (JSON for object and array inputs).
    */
-  validateForQuote(entry: CatalogEntry, given: Record<string, unknown>, fromQuery: boolean): Validation;
+  validateForQuote(
+    entry: CatalogEntry,
+    given: Record<string, unknown>,
+    fromQuery: boolean,
+    bodyBytes: number,
+  ): Promise<Validation>;
   consult(intent: string, limit: number): ConsultCandidate[];
 }
 
@@ -271,6 +277,12 @@ class CatalogImpl implements LoadedCatalog {
     return closestIds(id, this.names, 3);
   }
 
+  prepare(entry: CatalogEntry, input: Record<string, unknown>, bodyBytes: number): Promise<void> | undefined {
+    // A body's text has at most as many characters as the body has bytes.
+    if (entry.kind !== 'model' || !entry.chat || bodyBytes <= PRECOUNT_ABOVE_CHARS) return undefined;
+    return precountInputTokens(input, entry.chat.contextLength ?? Number.POSITIVE_INFINITY);
+  }
+
   validate(entry: CatalogEntry, input: unknown): Validation {
     return this.check(entry, input, this.validatorFor(entry, false));
   }
@@ -304,7 +316,12 @@ class CatalogImpl implements LoadedCatalog {
     return exampleInput(entry);
   }
 
-  validateForQuote(entry: CatalogEntry, given: Record<string, unknown>, fromQuery: boolean): Validation {
+  async validateForQuote(
+    entry: CatalogEntry,
+    given: Record<string, unknown>,
+    fromQuery: boolean,
+    bodyBytes: number,
+  ): Promise<Validation> {
     const inputs = { ...given };
     delete inputs.model;
     const errors: FieldError[] = [];
@@ -324,7 +341,9 @@ class CatalogImpl implements LoadedCatalog {
       }
     }
     if (errors.length) return { ok: false, errors };
-    return this.check(entry, { ...this.example(entry), ...inputs }, this.validatorFor(entry, fromQuery));
+    const request = { ...this.example(entry), ...inputs };
+    await this.prepare(entry, request, bodyBytes);
+    return this.check(entry, request, this.validatorFor(entry, fromQuery));
   }
 
   consult(intent: string, limit: number): ConsultCandidate[] {

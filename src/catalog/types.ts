@@ -174,6 +174,11 @@ export interface Catalog {
   find(id: string): CatalogEntry | undefined;
   /** The three ids closest to an unknown id, for 404 messages. */
   suggest(id: string): string[];
+  /**
+   * Work validation needs done first that could hold the event loop, done a slice at a time: the token count of a
+   * long chat input. Undefined when there is none (a body of `bodyBytes` this small is counted on the spot).
+   */
+  prepare?(entry: CatalogEntry, input: Record<string, unknown>, bodyBytes: number): Promise<void> | undefined;
   validate(entry: CatalogEntry, input: unknown): Validation;
   quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote;
 }

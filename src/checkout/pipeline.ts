@@ -106,6 +106,9 @@ export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>)
 async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Response> {
   const started = performance.now();
   const { entry } = sale.offer;
+  // A long input's token count is made a slice at a time, so one large body cannot hold every other request up.
+  const prepared = deps.catalog.prepare?.(entry, sale.input, sale.rawBody.length);
+  if (prepared) await prepared;
   const checked = deps.catalog.validate(entry, sale.input);
   if (!checked.ok) throw invalidInput(checked.errors);
   const input = checked.value;

@@ -1,6 +1,7 @@
 /** Reads request bodies within a byte limit, straight from the Node stream when there is one. */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+import { MAX_JSON_DEPTH } from './body-limits.js';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
 import { exchangeOf } from './exchange.js';
@@ -79,9 +80,47 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ApiError('invalid_json', 'the JSON body must be an object');
   }
+  if (nestsDeeper(value, MAX_JSON_DEPTH)) {
+    const field = deepPath(value, MAX_JSON_DEPTH);
+    throw new ApiError('invalid_json', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, [
+      { field, message: `nests deeper than ${MAX_JSON_DEPTH} levels` },
+    ]);
+  }
   return value as Record<string, unknown>;
 }
 
-function tooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `request body exceeds ${limit} bytes`, { limitBytes: limit });
+/**
+ * Whether a parsed JSON value nests more than `levels` deep. Recursion stops at `levels`, so a deep body costs no
+ * more call depth than that; each value is visited at most once (time linear in the body).
+ */
+export function nestsDeeper(value: object, levels: number): boolean {
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (v !== null && typeof v === 'object' && nestsDeeper(v, levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && typeof v === 'object' && nestsDeeper(v, levels - 1)) return true;
+  }
+  return false;
+}
+
+/** The path of the first value below `levels` of nesting, for the error (only asked when there is one). */
+function deepPath(value: object, levels: number, path = ''): string {
+  for (const [key, v] of Object.entries(value)) {
+    if (v === null || typeof v !== 'object' || !nestsDeeper(v, levels - 1)) continue;
+    const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    return levels <= 1 ? at : deepPath(v, levels - 1, at);
+  }
+  return path || '(body)';
+}
+
+export function tooLarge(limit: number): ApiError {
+  const size = limit % (1024 * 1024) === 0 ? `${limit / 1024 / 1024} MB` : `${Math.round(limit / 1024)} KB`;
+  return new ApiError(
+    'payload_too_large',
+    `the request body is larger than ${size} (${limit} bytes), the most this route reads`,
+    { limitBytes: limit },
+  );
 }

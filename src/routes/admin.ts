@@ -2,7 +2,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Deps } from '../deps.js';
+import { tooLarge } from '../http/body.js';
+import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
@@ -83,6 +86,15 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
   const { db } = deps;
   app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer' });
   app.use('/v1/admin/*', adminAuth(adminToken));
+  app.use(
+    '/v1/admin/*',
+    bodyLimit({
+      maxSize: BODY_LIMITS.admin,
+      onError: () => {
+        throw tooLarge(BODY_LIMITS.admin);
+      },
+    }),
+  );
 
   app.openapi(
     route({

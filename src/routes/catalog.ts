@@ -5,9 +5,11 @@ import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { PriceSummary } from '../catalog/summary.js';
 import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
-import { readJsonObject } from '../http/body.js';
+import { parseJsonBody } from '../http/body.js';
+import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
 import { invalidInput } from '../http/errors.js';
+import { exchangeOf } from '../http/exchange.js';
 import { pickErrors } from '../http/openapi.js';
 
 export interface CatalogRouteDeps {
@@ -16,8 +18,6 @@ export interface CatalogRouteDeps {
   isAvailable: (entry: CatalogEntry) => boolean;
 }
 
-/** Largest JSON body POST /v1/price reads (chat bodies with inline images can be big). */
-const PRICE_BODY_LIMIT = 8 * 1024 * 1024;
 const CONSULT_DEFAULT_LIMIT = 5;
 const CONSULT_MAX_LIMIT = 20;
 
@@ -298,13 +298,14 @@ function toolSummary(
   };
 }
 
-function quoteResponse(
+async function quoteResponse(
   catalog: LoadedCatalog,
   entry: CatalogEntry,
   given: Record<string, unknown>,
   fromQuery: boolean,
+  bodyBytes: number,
 ) {
-  const checked = catalog.validateForQuote(entry, given, fromQuery);
+  const checked = await catalog.validateForQuote(entry, given, fromQuery, bodyBytes);
   if (!checked.ok) throw invalidInput(checked.errors);
   const wallet = catalog.quote(entry, checked.value, 'wallet');
   const body: z.infer<typeof QuoteSchema> = { model: entry.id, ...wallet };
@@ -352,16 +353,17 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     });
   });
 
-  app.get('/v1/price', (c) => {
+  app.get('/v1/price', async (c) => {
     const query = queryParams(c);
     const entry = resolveEntry(catalog, query.model);
-    return c.json(quoteResponse(catalog, entry, query, true));
+    return c.json(await quoteResponse(catalog, entry, query, true, c.req.url.length));
   });
 
   app.post('/v1/price', async (c) => {
-    const body = await readJsonObject(c, PRICE_BODY_LIMIT);
+    const raw = await exchangeOf(c).readBody(BODY_LIMITS.price);
+    const body = parseJsonBody(raw);
     const entry = resolveEntry(catalog, body.model);
-    return c.json(quoteResponse(catalog, entry, body, false));
+    return c.json(await quoteResponse(catalog, entry, body, false, raw.length));
   });
 
   app.get('/v1/consult', (c) => {

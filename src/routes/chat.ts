@@ -6,14 +6,12 @@ import type { Offer } from '../checkout/offer.js';
 import { type CheckoutDeps, sell } from '../checkout/pipeline.js';
 import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
+import { BODY_LIMITS } from '../http/body-limits.js';
 import { invalidInput } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
 import { createChatOffer } from '../offers/chat.js';
-
-/** Chat bodies carry whole conversations and inline images; 16 MB bounds memory per request. */
-const CHAT_BODY_LIMIT = 16 * 1024 * 1024;
 
 const Message = z
   .object({
@@ -106,7 +104,7 @@ export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkout
   // A lane: the most called paid route is answered by the Node server itself (see http/lanes.ts).
   app.postLane('/v1/chat/completions', (x: Exchange) =>
     sell(x, checkoutDeps, async () => {
-      const raw = await x.readBody(CHAT_BODY_LIMIT);
+      const raw = await x.readBody(BODY_LIMITS.chat);
       const body = parseJsonBody(raw);
       const entry = resolveEntry(deps.catalog, body.model);
       if (entry.kind !== 'model' || entry.category !== 'chat') {
