@@ -1,0 +1,174 @@
+// Every paid route under arbitrary input (fast-check): arbitrary bodies and headers, and byte mutations of valid
+// requests, never get a 5xx or hang, and charge nothing unless answered 200; a 200 charges exactly its quote.
+import fc from 'fast-check';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { DB_TARGETS } from '../support/app.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { PAID_ROUTES } from '../support/paid-routes.js';
+
+const FUNDS = 1_000_000_000;
+/** An answer slower than this is a hang. */
+const ANSWER_WITHIN_MS = 10_000;
+/** Stands for the funded key in generated headers (the key exists only once the suite has started). */
+const KEY = '<funded key>';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 40,
+});
+
+const headersArb = fc.record(
+  {
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+    ),
+    authorization: fc.oneof(
+      fc.constant(`Bearer ${KEY}`),
+      printable.map((v) => `Bearer ${v}`),
+      printable,
+    ),
+    'x-max-price': fc.oneof(fc.nat().map(String), printable),
+    'idempotency-key': printable,
+  },
+  { requiredKeys: [] },
+);
+
+const anyBody = fc.oneof(
+  fc.jsonValue().map((v) => JSON.stringify(v)),
+  fc.string({ maxLength: 300 }),
+  fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+  fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 })).map((v) => JSON.stringify(v)),
+);
+
+type Mutation = { at: number; kind: 'flip' | 'insert' | 'delete'; byte: number };
+const mutationsArb = fc.array(
+  fc.record({
+    at: fc.nat(),
+    kind: fc.constantFrom<Mutation['kind']>('flip', 'insert', 'delete'),
+    byte: fc.integer({ min: 0, max: 255 }),
+  }),
+  { minLength: 1, maxLength: 4 },
+);
+
+function mutate(bytes: Buffer, mutations: Mutation[]): Buffer {
+  let out = Buffer.from(bytes);
+  for (const m of mutations) {
+    const at = out.length === 0 ? 0 : m.at % out.length;
+    if (m.kind === 'flip') out[at] = m.byte;
+    else if (m.kind === 'insert')
+      out = Buffer.concat([out.subarray(0, at), Buffer.from([m.byte]), out.subarray(at)]);
+    else out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1)]);
+  }
+  return out;
+}
+
+/** The cost a 200 states: the JSON body's costMicroUsd, or the closing chunk's on a stream. */
+function statedCost(answer: Answer): number | undefined {
+  if (String(answer.headers['content-type']).startsWith('text/event-stream')) {
+    const chunks = answer.text.split('\n\n').filter((f) => f.startsWith('data: {'));
+    const last = JSON.parse((chunks.at(-1) ?? 'data: {}').slice(6)) as { costMicroUsd?: number };
+    return last.costMicroUsd;
+  }
+  return (JSON.parse(answer.text) as { costMicroUsd?: number }).costMicroUsd;
+}
+
+describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
+  let kasir: PaidKasir;
+  let server: RunningServer;
+  let key: string;
+  let accountId: string;
+  /** What 200 answers charged (replays of an Idempotency-Key charge nothing new). */
+  let charged = 0;
+
+  beforeAll(async () => {
+    kasir = await startPaidKasir(db);
+    server = await startServer(kasir.app, '127.0.0.1', 0);
+    ({ key, accountId } = await kasir.fundedKey(FUNDS));
+  });
+  afterAll(async () => {
+    await server.stop(1000);
+    await kasir.stop();
+  });
+
+  async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
+    const sent: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) sent[name] = value.replaceAll(KEY, key);
+    const res = await request(`${server.url}${path}`, {
+      method: 'POST',
+      body,
+      headers: sent,
+      headersTimeout: ANSWER_WITHIN_MS,
+      bodyTimeout: ANSWER_WITHIN_MS,
+    });
+    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  }
+
+  /** What must hold of any answer: no 5xx; a refusal charges nothing; a 200 charges exactly `quote`. */
+  function checkAnswer(answer: Answer, quoteOf: () => number): void {
+    expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
+    const chargedHeader = answer.headers['x-service-charged-micro-usd'];
+    if (answer.status !== 200) {
+      if (chargedHeader !== undefined) expect(chargedHeader).toBe('0');
+      return;
+    }
+    const quote = quoteOf();
+    expect(statedCost(answer)).toBe(quote);
+    if (chargedHeader !== undefined) expect(chargedHeader).toBe(String(quote));
+    if (answer.headers['idempotent-replayed'] !== 'true' && chargedHeader !== undefined) charged += quote;
+  }
+
+  for (const route of PAID_ROUTES) {
+    it(`${route.path}: valid requests are answered 200 and charged exactly their quote`, async () => {
+      await fc.assert(
+        fc.asyncProperty(route.valid, async (body) => {
+          const answer = await send(route.path, JSON.stringify(body), {
+            'content-type': 'application/json',
+            authorization: `Bearer ${KEY}`,
+          });
+          expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+          checkAnswer(answer, () => kasir.quote(body));
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it(`${route.path}: arbitrary bodies and headers never get a 5xx, and charge nothing unless answered 200`, async () => {
+      await fc.assert(
+        fc.asyncProperty(anyBody, headersArb, async (body, headers) => {
+          const answer = await send(route.path, body, headers);
+          checkAnswer(answer, () => kasir.quote(JSON.parse(String(body))));
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it(`${route.path}: byte mutations of valid requests never get a 5xx; refusals charge nothing`, async () => {
+      await fc.assert(
+        fc.asyncProperty(route.valid, mutationsArb, headersArb, async (body, mutations, headers) => {
+          const bytes = mutate(Buffer.from(JSON.stringify(body)), mutations);
+          const answer = await send(route.path, bytes, headers);
+          checkAnswer(answer, () => kasir.quote(JSON.parse(bytes.toString('utf8'))));
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it('leaves the account holding exactly its funds less what the 200 answers charged, nothing held', async () => {
+    expect(charged).toBeGreaterThan(0);
+    expect(await kasir.balance(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
+    expect(await kasir.ledger(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Every paid route, with requests that are valid on it: the property suite (test/properties) sends them, mutated
+ * and unmutated. A route that lands joins the suite with one line in PAID_ROUTES.
+ */
+import fc from 'fast-check';
+
+export interface PaidRouteCase {
+  /** The path requests are sent to. */
+  path: string;
+  /** Bodies the route must take (answer 200 and charge exactly their quote). */
+  valid: fc.Arbitrary<Record<string, unknown>>;
+}
+
+/** Chat models on each of the three upstream wire formats (all served by local fakes). */
+const CHAT_MODELS = ['openai/gpt-4.1-mini', 'anthropic/claude-haiku-4-5', 'google/gemini-2.5-flash'];
+
+const text = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 200 }),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 120 }),
+  fc.constantFrom('Hello', 'Selamat pagi', '日本語のテキスト', '<|endoftext|>', 'a'.repeat(500)),
+);
+
+const chatMessage = fc.record({
+  role: fc.constantFrom('user', 'system', 'assistant'),
+  content: text,
+});
+
+const chatBody = fc.record(
+  {
+    model: fc.constantFrom(...CHAT_MODELS),
+    messages: fc
+      .array(chatMessage, { minLength: 1, maxLength: 4 })
+      .map((m) => [...m, { role: 'user', content: 'hi' }]),
+    max_tokens: fc.integer({ min: 1, max: 512 }),
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+    stream: fc.boolean(),
+    seed: fc.integer(),
+  },
+  { requiredKeys: ['model', 'messages'] },
+);
+
+export const PAID_ROUTES: PaidRouteCase[] = [{ path: '/v1/chat/completions', valid: chatBody }];
