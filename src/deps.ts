@@ -19,8 +19,8 @@ export interface Deps {
   kv: KeyValue;
   media: Media;
   keys: KeyResolver;
-  /** This instance's balance leases (null when PREPAID_LEASE_MICRO_USD is 0). */
-  reserves: Reserves | null;
+  /** Where prepaid calls' money is reserved and charged: balance leases, or one hold per call. */
+  reserves: Reserves;
   rails: RailRegistry;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */

@@ -1,4 +1,5 @@
 /** Opens every store the configuration names and assembles the Deps; closes them again in reverse order. */
+import path from 'node:path';
 
 import { loadCatalog } from './catalog/load.js';
 import { startSweeper } from './checkout/sweeper.js';
@@ -7,6 +8,8 @@ import type { Deps } from './deps.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
+import { ChargeJournal, thisProcess } from './ledger/charge-journal.js';
+import { replayOrphanJournals } from './ledger/journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
@@ -40,20 +43,27 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       maxBytes: config.mediaMaxBytes,
     });
     const keys = new KeyResolver(db);
-    const reserves =
-      config.leaseMaxMicroUsd > 0
-        ? new Reserves(db, {
-            maxMicroUsd: config.leaseMaxMicroUsd,
-            idleMs: config.leaseIdleMs,
-            ttlSeconds: config.holdTtlSeconds,
-            onWriteError: (err, detail) => log.error({ err, ...detail }, 'could not write charges'),
-          })
-        : null;
-    // Closed before the database: what this instance leased goes back to the accounts.
-    if (reserves) closers.push(() => reserves.close());
-    const rails = createRailRegistry([
-      createPrepaidRail({ db, keys, holdTtlSeconds: config.holdTtlSeconds, reserves }),
-    ]);
+    // Before serving: calls a stopped instance answered but had not written to the database are charged now, and
+    // its leases and holds released (see ledger/charge-journal.ts).
+    const journalDir = path.join(config.dataDir, 'journal');
+    const owner = thisProcess();
+    const replay = async () => {
+      const report = await replayOrphanJournals(db, journalDir, owner, log);
+      if (report.files > 0) log.info(report, 'replayed the charge journal of a stopped instance');
+    };
+    await replay();
+    const journal = ChargeJournal.open(journalDir, owner);
+    closers.push(async () => journal.close());
+    const reserves = new Reserves(db, {
+      maxMicroUsd: config.leaseMaxMicroUsd,
+      idleMs: config.leaseIdleMs,
+      ttlSeconds: config.holdTtlSeconds,
+      journal,
+      onWriteError: (err, detail) => log.error({ err, ...detail }, 'could not write charges'),
+    });
+    // Closed before the journal and the database: what this instance leased goes back to the accounts.
+    closers.push(() => reserves.close());
+    const rails = createRailRegistry([createPrepaidRail({ db, keys, reserves })]);
     const chatProviders = createChatProviders(config);
     closers.push(() => chatProviders.close());
     const chatRouter = createChatRouter({
@@ -83,7 +93,7 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       catalog,
       chat: { providers: chatProviders, router: chatRouter },
     };
-    const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds);
+    const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds, replay);
     closers.push(async () => stopSweeper());
     return { deps, close: () => closeAll(closers) };
   } catch (err) {

@@ -222,6 +222,9 @@ class PaidCall {
     this.count('charged');
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
+    // The charge is recorded right before the answer is written (in one synchronous run of code), so a process
+    // that dies at any instant has charged exactly the answers that left.
+    receipt.commit?.();
     return sendJson(this.x, 200, body, receipt.headers);
   }
 
@@ -250,7 +253,8 @@ class PaidCall {
    * frames pass through as they arrive; the payment settles after the upstream's last event, and the closing
    * frames carry the cost. An upstream that dies mid-stream gets an explicit SSE error event and no charge.
    * A caller that disconnects mid-stream stops the upstream and is charged the quote: the answer was being
-   * delivered, and stopping was the caller's choice.
+   * delivered, and stopping was the caller's choice. A stream cut short by kasir itself (an upstream failure, or
+   * the process dying) is not charged: its end never reached the caller.
    */
   private async stream(result: Extract<OfferResult, { kind: 'stream' }>): Promise<Response> {
     const iterator = result.events[Symbol.asyncIterator]();
@@ -264,7 +268,6 @@ class PaidCall {
     }
     const sink = this.x.openSse(this.auth.streamHeaders());
     sink.onDisconnect(() => this.abort.abort());
-    this.auth.markDelivered();
     // The handler returns at once; the frames flow from here as the upstream sends them.
     void this.pump(iterator, next.value, sink, result).catch((err) => {
       this.deps.log.error({ reqId: this.x.requestId, err }, 'stream settlement failed');
@@ -313,6 +316,7 @@ class PaidCall {
       sent?.push(tail);
       // Stored before the caller sees the end, so an immediate retry with the same key replays it.
       await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
+      receipt.commit?.();
       sink.end(tail);
       return;
     }
@@ -320,6 +324,7 @@ class PaidCall {
     // The caller went away mid-stream: charged (see stream()); a retry with the same key replays what was sent.
     await iterator.return?.()?.catch(() => {});
     const receipt = await this.auth.capture(this.usage(499, 'client_disconnected'));
+    receipt.commit?.();
     this.count('charged');
     await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
   }

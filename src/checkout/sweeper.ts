@@ -1,4 +1,4 @@
-/** Periodic clean-up after crashes: settles holds left open and drops expired idempotency records. */
+/** Periodic clean-up after crashes: replays stopped instances' charge journals, releases holds left open, drops expired idempotency records. */
 import type { Logger } from '../http/logger.js';
 import { sweepExpiredHolds } from '../ledger/books.js';
 import type { Db } from '../store/db.js';
@@ -15,18 +15,22 @@ export async function sweepOnce(db: Db, holdTtlSeconds: number) {
   return { ...holds, idempotencyRecordsDropped: idempotency };
 }
 
-/** Sweeps now and then every `intervalSeconds` (0 = only now); returns a function that stops it. */
+/**
+ * Sweeps now and then every `intervalSeconds` (0 = only now), each time after `replay` (the charge journals of
+ * stopped instances sharing the data folder); returns a function that stops it.
+ */
 export function startSweeper(
   db: Db,
   log: Logger,
   holdTtlSeconds: number,
   intervalSeconds: number,
+  replay: () => Promise<void> = async () => {},
 ): () => void {
   const run = () =>
-    sweepOnce(db, holdTtlSeconds)
+    replay()
+      .then(() => sweepOnce(db, holdTtlSeconds))
       .then((r) => {
-        if (r.captured || r.released || r.idempotencyRecordsDropped)
-          log.info(r, 'swept stale holds and records');
+        if (r.released || r.idempotencyRecordsDropped) log.info(r, 'swept stale holds and records');
       })
       .catch((err) => log.error({ err }, 'sweep failed'));
   void run();

@@ -6,7 +6,6 @@ import {
   adjustBalance,
   captureHold,
   getBalance,
-  markHoldDelivered,
   placeHold,
   releaseHold,
   sweepExpiredHolds,
@@ -192,26 +191,25 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
     expect(await resolver.resolve(key.key)).toBeNull();
   });
 
-  it('sweeps expired holds: released when nothing was delivered, captured when it was', async () => {
+  it('sweeps expired holds: released, whatever their calls were doing; unexpired holds stay', async () => {
     const id = await funded(10_000);
     const lost = await placeHold(store.db, hold(id, 1_000, { ttlSeconds: 30 }));
-    const delivered = await placeHold(store.db, hold(id, 2_000, { ttlSeconds: 30 }));
+    const other = await placeHold(store.db, hold(id, 2_000, { ttlSeconds: 30 }));
     const fresh = await placeHold(store.db, hold(id, 4_000, { ttlSeconds: 3600 }));
-    await markHoldDelivered(store.db, delivered.holdId);
     const result = await sweepExpiredHolds(store.db, new Date(Date.now() + 60_000));
-    expect(result).toEqual({ captured: 1, released: 1 });
-    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 8_000, heldMicroUsd: 4_000 });
+    expect(result).toEqual({ released: 2 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 4_000 });
     const statuses = await store.db.kysely
       .selectFrom('holds')
       .select(['id', 'status'])
-      .where('id', 'in', [lost.holdId, delivered.holdId, fresh.holdId])
+      .where('id', 'in', [lost.holdId, other.holdId, fresh.holdId])
       .execute();
     expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({
       [lost.holdId]: 'released',
-      [delivered.holdId]: 'captured',
+      [other.holdId]: 'released',
       [fresh.holdId]: 'open',
     });
-    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 8_000, held: 4_000 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 10_000, held: 4_000 });
   });
 
   it('keeps the ledger append-only: entries are never rewritten by settling', async () => {

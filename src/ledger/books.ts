@@ -7,7 +7,6 @@ import type { Db } from '../store/db.js';
 import type {
   AccountRow,
   BooksDialect,
-  CarvedHold,
   HoldRequest,
   LeaseCharge,
   LeaseGrant,
@@ -18,7 +17,7 @@ import { newId, nowIso } from './ids.js';
 import { createPostgresBooks } from './postgres-books.js';
 import { createSqliteBooks } from './sqlite-books.js';
 
-export type { CarvedHold, HoldRequest, LeaseCharge, LeaseGrant, UsageInsert } from './dialect.js';
+export type { HoldRequest, LeaseCharge, LeaseGrant, UsageInsert } from './dialect.js';
 
 export interface Balance {
   accountId: string;
@@ -101,9 +100,9 @@ export async function adjustBalance(
  * Reserves `amountMicroUsd` of the available balance (and of the key's spend cap) for one call. One
  * conditional UPDATE decides, so concurrent holds can never reserve more than the balance.
  */
-export async function placeHold(db: Db, req: HoldRequest): Promise<PlacedHold> {
+export async function placeHold(db: Db, req: HoldRequest & { holdId?: string }): Promise<PlacedHold> {
   assertAmount(req.amountMicroUsd);
-  const holdId = newId('hold');
+  const holdId = req.holdId ?? newId('hold');
   const now = new Date();
   const expires = new Date(now.getTime() + req.ttlSeconds * 1000).toISOString();
   const account = await books(db).placeHold(req, holdId, now.toISOString(), expires);
@@ -136,11 +135,6 @@ export function releaseHold(db: Db, holdId: string, usage?: UsageInsert): Promis
   return settle(db, holdId, 'released', usage);
 }
 
-/** Records that part of the result reached the caller, so a crash afterwards captures rather than releases. */
-export function markHoldDelivered(db: Db, holdId: string): Promise<void> {
-  return books(db).markDelivered(holdId);
-}
-
 /** Opens or grows an instance's lease on an account (see reserves.ts). */
 export async function grantLease(
   db: Db,
@@ -162,39 +156,25 @@ export async function chargeLease(
   return toBalance(await books(db).chargeLease(leaseId, charges, nowIso(), expiresAt));
 }
 
-/** Moves one call's amount out of a lease into its own hold, marked delivered. */
-export function carveHold(db: Db, hold: CarvedHold): Promise<void> {
-  assertAmount(hold.amountMicroUsd);
-  return books(db).carveHold(hold);
-}
-
 /** Writes usage rows of calls that moved no money. */
 export function insertUsage(db: Db, rows: UsageInsert[]): Promise<void> {
   return books(db).insertUsage(rows);
 }
 
 /**
- * Settles holds left open past their expiry (their process died): captured when the result had been
- * delivered, released otherwise. Safe to run on every instance at once: settling is guarded by status.
+ * Releases holds and leases left open past their expiry: their process died and no journal of it was replayed
+ * (see journal-replay.ts), so none of their calls is known to have been answered. Safe to run on every instance
+ * at once: settling is guarded by status.
  */
-export async function sweepExpiredHolds(
-  db: Db,
-  now = new Date(),
-): Promise<{ captured: number; released: number }> {
+export async function sweepExpiredHolds(db: Db, now = new Date()): Promise<{ released: number }> {
   const stale = await db.kysely
     .selectFrom('holds')
-    .select(['id', 'delivered'])
+    .select('id')
     .where('status', '=', 'open')
     .where('expires_at', '<', now.toISOString())
     .limit(1000)
     .execute();
-  let captured = 0;
   let released = 0;
-  for (const h of stale) {
-    const settled = h.delivered ? await captureHold(db, h.id) : await releaseHold(db, h.id);
-    if (!settled.applied) continue;
-    if (settled.status === 'captured') captured++;
-    else released++;
-  }
-  return { captured, released };
+  for (const h of stale) if ((await releaseHold(db, h.id)).applied) released++;
+  return { released };
 }

@@ -58,19 +58,6 @@ export interface LeaseCharge {
   usage: UsageInsert;
 }
 
-/** A call's own hold carved out of a lease (the money moves from the lease to the hold, nothing else). */
-export interface CarvedHold {
-  holdId: string;
-  leaseId: string;
-  accountId: string;
-  keyId: string | null;
-  amountMicroUsd: number;
-  offerId: string;
-  requestId: string;
-  now: string;
-  expiresAt: string;
-}
-
 export interface BooksDialect {
   /** Reserves the amount (and key cap room) and records the hold; throws InsufficientBalance/SpendCapExceeded. */
   placeHold(req: HoldRequest, holdId: string, now: string, expiresAt: string): Promise<AccountRow>;
@@ -81,14 +68,10 @@ export interface BooksDialect {
     now: string,
     usage: UsageInsert | null,
   ): Promise<SettleResult>;
-  /** Records that part of the result reached the caller (a crash then captures instead of releasing). */
-  markDelivered(holdId: string): Promise<void>;
   /** Opens or grows a lease; throws InsufficientBalance when less than min is available, LeaseClosed if swept. */
   grantLease(grant: LeaseGrant): Promise<{ account: AccountRow; grantedMicroUsd: number }>;
   /** Charges calls from an open lease in one step (balance and held both fall); returns the account after. */
   chargeLease(leaseId: string, charges: LeaseCharge[], now: string, expiresAt: string): Promise<AccountRow>;
-  /** Moves one call's amount from a lease into its own hold, marked delivered (a crash then captures it). */
-  carveHold(hold: CarvedHold): Promise<void>;
   /** Usage rows of calls that moved no money (voided calls served from a lease). */
   insertUsage(rows: UsageInsert[]): Promise<void>;
   /** Credit (delta > 0) or debit (delta < 0) once per idempotency key; a debit never reaches held money. */
@@ -102,7 +85,7 @@ export interface BooksDialect {
   ): Promise<{ account: AccountRow; applied: boolean }>;
 }
 
-/** The columns of a lease or carved hold row, in the order both dialects insert them. */
+/** The columns of a lease row, in the order both dialects insert them. */
 export const HOLD_COLUMNS =
   'id, kind, account_id, key_id, amount_micro_usd, used_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at';
 

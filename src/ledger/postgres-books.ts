@@ -141,10 +141,6 @@ const INSERT_USAGE_SQL = `
 INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')})
 SELECT * FROM unnest(${USAGE_COLUMNS.map((c, i) => `$${i + 1}::${USAGE_TYPES[c]}[]`).join(', ')})`;
 
-const USE_LEASE_SQL = `
-UPDATE holds SET used_micro_usd = used_micro_usd + $2::bigint, expires_at = $3
-WHERE id = $1 AND status = 'open' AND amount_micro_usd - used_micro_usd >= $2::bigint`;
-
 /** Usage rows as column arrays, for one multi-row insert through unnest(). */
 const usageColumns = (rows: UsageInsert[]) => USAGE_COLUMNS.map((c) => rows.map((r) => r[c]));
 
@@ -260,14 +256,6 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
       };
     },
 
-    async markDelivered(holdId) {
-      await pool.query({
-        name: 'kasir_mark_delivered',
-        text: `UPDATE holds SET delivered = 1 WHERE id = $1 AND status = 'open'`,
-        values: [holdId],
-      });
-    },
-
     async grantLease(g) {
       // Rare (one per lease-full of calls), so a plain transaction. Locks are taken lease row first, then
       // account row, the order every charge statement takes them in (the other order could deadlock).
@@ -345,18 +333,6 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
       });
       if (!rows[0]) throw new LeaseClosedError(leaseId);
       return rows[0];
-    },
-
-    async carveHold(h) {
-      await inTransaction(pool, async (client) => {
-        const used = await client.query(USE_LEASE_SQL, [h.leaseId, h.amountMicroUsd, h.expiresAt]);
-        if (used.rowCount === 0) throw new LeaseClosedError(h.leaseId);
-        await client.query(
-          `INSERT INTO holds (${HOLD_COLUMNS})
-           VALUES ($1, 'call', $2, $3, $4, 0, 'open', 1, 0, $5, $6, $7, $8, NULL)`,
-          [h.holdId, h.accountId, h.keyId, h.amountMicroUsd, h.offerId, h.requestId, h.now, h.expiresAt],
-        );
-      });
     },
 
     async insertUsage(rows) {

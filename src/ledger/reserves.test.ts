@@ -5,7 +5,7 @@ import { fundedAccount } from '../../test/support/ledger.js';
 import { getBalance, sweepExpiredHolds, type UsageInsert } from './books.js';
 import { InsufficientBalanceError } from './errors.js';
 import { ledgerTotals } from './history.js';
-import { Reserves } from './reserves.js';
+import { type Reservation, Reserves } from './reserves.js';
 
 const usage = (accountId: string, charged: number): UsageInsert => ({
   created_at: new Date().toISOString(),
@@ -24,6 +24,12 @@ const usage = (accountId: string, charged: number): UsageInsert => ({
 });
 const call = { keyId: null, offerId: 'test/offer', requestId: 'req' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Captures a call and commits its charge, as the checkout does right before the answer leaves. */
+async function take(c: Reservation, u: UsageInsert) {
+  const taken = await c.capture(u);
+  taken.commit();
+  return taken.balance;
+}
 
 describe.each(DB_TARGETS)('balance leases on %s', (target) => {
   const store = useTestDb(target);
@@ -32,7 +38,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
   const rows = (accountId: string) =>
     store.db.kysely
       .selectFrom('holds')
-      .select(['kind', 'status', 'amount_micro_usd', 'used_micro_usd', 'delivered'])
+      .select(['kind', 'status', 'amount_micro_usd', 'used_micro_usd'])
       .where('account_id', '=', accountId)
       .orderBy('kind', 'desc')
       .execute();
@@ -47,10 +53,10 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     const calls = await Promise.all(Array.from({ length: 5 }, () => r.reserve(id, 100, call)));
     // One grant of the maximum (the balance covers two), held in the database.
     expect(await rows(id)).toEqual([
-      { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 0, delivered: 0 },
+      { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 0 },
     ]);
     expect(calls.map((c) => c.balanceAfterCharge)).toEqual([9_900, 9_900, 9_900, 9_900, 9_900]);
-    const receipts = await Promise.all(calls.map((c) => c.capture(usage(id, 100))));
+    const receipts = await Promise.all(calls.map((c) => take(c, usage(id, 100))));
     // Each receipt states the balance after its own charge; the charges reach the database right after.
     expect(receipts.map((b) => b.balanceMicroUsd)).toEqual([9_900, 9_800, 9_700, 9_600, 9_500]);
     await r.flush();
@@ -64,7 +70,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_500, held: 0 });
     expect(await rows(id)).toEqual([
-      { kind: 'lease', status: 'released', amount_micro_usd: 1_000, used_micro_usd: 500, delivered: 0 },
+      { kind: 'lease', status: 'released', amount_micro_usd: 1_000, used_micro_usd: 500 },
     ]);
   });
 
@@ -94,7 +100,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     // A real failure of the database: the table the charge writes into is gone for a while.
     await sql`ALTER TABLE usage_records RENAME TO usage_records_away`.execute(store.db.kysely);
     try {
-      expect((await c.capture(usage(id, 100))).balanceMicroUsd).toBe(9_900);
+      expect((await take(c, usage(id, 100))).balanceMicroUsd).toBe(9_900);
       await expect.poll(() => failures.length, { timeout: 2_000 }).toBeGreaterThan(0);
       expect(failures[0]).toMatchObject({ calls: 1, microUsd: 100 });
       // Nothing is written and the money stays held in the lease, so nothing else can spend it.
@@ -118,7 +124,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     expect(granted).toHaveLength(100);
     for (const o of outcomes)
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(InsufficientBalanceError);
-    await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
+    await Promise.all(granted.map((c) => take(c, usage(id, 37))));
     await r.close();
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 0, held: 0 });
@@ -133,7 +139,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     );
     const granted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     expect(granted).toHaveLength(100);
-    await Promise.all(granted.map((c) => c.capture(usage(id, 37))));
+    await Promise.all(granted.map((c) => take(c, usage(id, 37))));
     await Promise.all([a.close(), b.close()]);
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 0, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 0, held: 0 });
@@ -153,12 +159,12 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
   it('gives an idle lease back, and a debit can take what this instance had leased', async () => {
     const id = await funded(5_000);
     const r = reserves(2_000, 100);
-    await (await r.reserve(id, 100, call)).capture(usage(id, 100));
+    await take(await r.reserve(id, 100, call), usage(id, 100));
     await r.flush();
     expect(await getBalance(store.db, id)).toMatchObject({ heldMicroUsd: 1_900 });
     await r.returnAccount(id);
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 4_900, heldMicroUsd: 0 });
-    await (await r.reserve(id, 100, call)).capture(usage(id, 100));
+    await take(await r.reserve(id, 100, call), usage(id, 100));
     await sleep(400);
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 4_800, heldMicroUsd: 0 });
     await r.close();
@@ -173,7 +179,7 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
       ttlSeconds: 600,
       onWriteError: (err) => writeErrors.push(String(err)),
     });
-    await (await crashed.reserve(id, 300, call)).capture(usage(id, 300));
+    await take(await crashed.reserve(id, 300, call), usage(id, 300));
     await crashed.flush();
     const running = await crashed.reserve(id, 200, call); // never settled: the process "dies" here
     expect(running.amountMicroUsd).toBe(200);
@@ -182,46 +188,51 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     expect(swept.released).toBeGreaterThanOrEqual(1);
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_700, held: 0 });
-    // The lease is gone under the instance: its late charge is not written (the call goes uncharged, and the
-    // instance is told), and a new call gets a new lease.
-    await running.capture(usage(id, 200));
+    // The lease is gone under the instance: the call it then answers is debited from the balance directly (once),
+    // and a new call gets a new lease.
+    await take(running, usage(id, 200));
     await crashed.flush();
-    expect(writeErrors).toEqual([expect.stringMatching(/no longer open/)]);
-    await (await crashed.reserve(id, 100, call)).capture(usage(id, 100));
+    expect(writeErrors).toEqual([]);
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_500, heldMicroUsd: 0 });
+    await take(await crashed.reserve(id, 100, call), usage(id, 100));
     await crashed.close();
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_400, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_400, held: 0 });
+    expect(await usageRows(id)).toHaveLength(3);
+  });
+
+  it('charges nothing until the charge is committed, then writes it like any other', async () => {
+    const id = await funded(10_000);
+    const r = reserves(1_000);
+    const c = await r.reserve(id, 400, call);
+    const taken = await c.capture(usage(id, 400));
+    expect(taken.balance.balanceMicroUsd).toBe(9_600);
+    await sleep(60);
+    await r.flush();
+    // Captured but not committed: the answer has not left, nothing is written.
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000 });
+    taken.commit();
+    taken.commit();
+    await r.close();
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
   });
 
-  it('moves a delivered call into a hold of its own, which the sweeper captures after a crash', async () => {
+  it('places a hold per call when leases are off, and for a spend-capped key', async () => {
     const id = await funded(10_000);
-    const r = reserves(1_000);
-    const c = await r.reserve(id, 400, call);
-    c.markDelivered();
-    await sleep(50);
-    expect(await rows(id)).toEqual([
-      { kind: 'lease', status: 'open', amount_micro_usd: 1_000, used_micro_usd: 400, delivered: 0 },
-      { kind: 'call', status: 'open', amount_micro_usd: 400, used_micro_usd: 0, delivered: 1 },
-    ]);
-    await sweepExpiredHolds(store.db, new Date(Date.now() + 3_600_000));
-    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
-    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
-    await r.close();
-  });
-
-  it('settles a delivered call through its own hold when the call ends normally', async () => {
-    const id = await funded(10_000);
-    const r = reserves(1_000);
-    const c = await r.reserve(id, 400, call);
-    c.markDelivered();
-    const after = await c.capture(usage(id, 400));
-    expect(after.balanceMicroUsd).toBe(9_600);
-    await r.close();
-    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
-    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_600, held: 0 });
-    expect((await rows(id)).map((h) => [h.kind, h.status])).toEqual([
-      ['lease', 'released'],
-      ['call', 'captured'],
-    ]);
+    for (const [r, capped] of [
+      [reserves(0), false],
+      [reserves(1_000), true],
+    ] as const) {
+      const c = await r.reserve(id, 300, { ...call, keySpendCapped: capped });
+      expect((await rows(id)).filter((h) => h.kind === 'call' && h.status === 'open')).toHaveLength(1);
+      const another = await r.reserve(id, 300, call);
+      await another.release(usage(id, 0));
+      expect((await take(c, usage(id, 300))).balanceMicroUsd).toBeLessThan(10_000);
+      await r.close();
+    }
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_400, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_400, held: 0 });
+    expect((await usageRows(id)).filter((u) => u.status === 'charged')).toHaveLength(2);
   });
 });

@@ -1,15 +1,19 @@
 /**
- * Balance leases: this instance reserves a slice of an account's balance in the database once (a hold of
- * kind 'lease'), then serves many calls from it in memory. A call's reservation is a subtraction, not a
- * database write. Its charge is written a few milliseconds after its response, batched with every other charge
- * taken meanwhile (one ledger entry and one usage row per call, one account update per lease): the caller
- * never waits for the ledger. The money stays held in the lease until its charge is written, so nothing else
- * can spend it; a write that fails is retried, and a process that dies before writing leaves those calls
- * uncharged (never the reverse: nothing is charged that was not delivered).
+ * The prepaid books' front: reserves a call's money, then charges or returns it. Most calls are served from a
+ * balance lease: this instance reserves a slice of an account's balance in the database once (a hold of kind
+ * 'lease'), then serves many calls from it in memory, so a call's reservation is a subtraction, not a database
+ * write. A key with a spend cap (bounded per key, which a per-account lease cannot do), or every call when leases
+ * are off, places a hold of its own instead.
+ *
+ * A charge becomes durable in two steps. capture() takes it (the receipt states the balance after it); commit(),
+ * called right before the answer's last bytes leave, writes it to the charge journal (charge-journal.ts) and queues
+ * its database write, batched with every other charge taken within a few milliseconds (one statement per lease).
+ * A process that dies before the batch is written leaves the charge in the journal, and the next start replays it:
+ * every answered call is charged once, and a call whose answer never left is not (see journal-replay.ts).
  *
  * Safety rests on the database, not on memory: a lease is an ordinary hold, so the account can never spend
- * more than its balance across any number of instances, and a lease left by a crashed instance is released
- * by the sweeper like any stale hold.
+ * more than its balance across any number of instances, and a lease left by a dead instance is released when its
+ * journal is replayed (or by the sweeper, after its TTL, if no instance ever replays it).
  * Near the end of a balance, grants are only what a call lacks (see leaseSize), and an idle lease goes back
  * after `idleMs`, so money one instance is not using does not stay out of other instances' reach.
  *
@@ -19,26 +23,49 @@ import type { Db } from '../store/db.js';
 import {
   type Balance,
   captureHold,
-  carveHold,
   chargeLease,
   grantLease,
   insertUsage,
   type LeaseCharge,
+  placeHold,
   releaseHold,
   type UsageInsert,
 } from './books.js';
+import type { ChargeJournal, JournalRecord } from './charge-journal.js';
 import { InsufficientBalanceError, LeaseClosedError } from './errors.js';
 import { newId } from './ids.js';
+import { debitCharges, type LateCharge } from './journal-replay.js';
 
 export interface LeaseOptions {
   /** Told when charges could not be written (they are retried) or were lost with a swept lease. */
   onWriteError?: (err: unknown, detail: { leaseId: string; calls: number; microUsd: number }) => void;
-  /** The most one grant takes from an account. */
+  /** The most one grant takes from an account; 0 = no leases, every call places a hold of its own. */
   maxMicroUsd: number;
   /** A lease unused this long goes back to the account. */
   idleMs: number;
-  /** How long a lease outlives its last use if this instance dies (the sweeper then releases it). */
+  /** How long a lease or hold outlives its last use if this instance dies unreplayed (the sweeper then releases it). */
   ttlSeconds: number;
+  /** Where charges are recorded before their answers leave (none: a process that dies loses unwritten charges). */
+  journal?: ChargeJournal;
+}
+
+/** The call a reservation is for. */
+export interface ReservedCall {
+  keyId: string | null;
+  /** The key has a spend cap: the call places a hold of its own, which moves the key's counters. */
+  keySpendCapped?: boolean;
+  offerId: string;
+  requestId: string;
+}
+
+/** A charge taken: the balance the receipt states, and how to make it durable. */
+export interface Capture {
+  balance: Balance;
+  /**
+   * Records the charge in the journal and queues its database write. Call it right before the answer's last bytes
+   * are written (once; later calls do nothing): a call whose answer never left is then never charged.
+   */
+  commit(): void;
 }
 
 /** One call's money, reserved until it is captured or released. */
@@ -47,11 +74,11 @@ export interface Reservation {
   readonly amountMicroUsd: number;
   /** The balance the account will have once this call is charged (as this instance knows it). */
   readonly balanceAfterCharge: number;
-  capture(usage: UsageInsert): Promise<Balance>;
+  capture(usage: UsageInsert): Promise<Capture>;
   release(usage: UsageInsert): Promise<Balance>;
-  /** Part of the result reached the caller: from here on a crash captures this call instead of releasing it. */
-  markDelivered(): void;
 }
+
+type CaptureRecord = Extract<JournalRecord, { k: 'capture' }>;
 
 interface Lease {
   accountId: string;
@@ -73,8 +100,8 @@ interface Lease {
 }
 
 /**
- * How long a charge waits to be written with others; a crash in that window leaves it uncharged. Each write
- * is one commit whatever the number of charges in it, so under load a longer wait means fewer commits per call.
+ * How long a charge waits to be written with others (its journal line holds it meanwhile). Each write is one
+ * commit whatever the number of charges in it, so under load a longer wait means fewer commits per call.
  */
 const WRITE_DELAY_MS = 20;
 const WRITE_RETRY_MS = 250;
@@ -84,6 +111,7 @@ const CLOSE_FLUSH_MS = 5000;
 export class Reserves {
   private readonly leases = new Map<string, Lease>();
   private charges = new Map<Lease, LeaseCharge[]>();
+  private captures: CaptureRecord[] = [];
   private usages: UsageInsert[] = [];
   private writeTimer: NodeJS.Timeout | undefined;
   private readonly writing = new Set<Promise<void>>();
@@ -101,19 +129,19 @@ export class Reserves {
     this.timer.unref();
   }
 
-  /** Reserves `amount` for one call; throws InsufficientBalanceError when the account cannot cover it. */
-  async reserve(
-    accountId: string,
-    amount: number,
-    call: { keyId: string | null; offerId: string; requestId: string },
-  ): Promise<Reservation> {
+  /**
+   * Reserves `amount` for one call; throws InsufficientBalanceError (or SpendCapExceededError) when the account
+   * (or the key) cannot cover it.
+   */
+  async reserve(accountId: string, amount: number, call: ReservedCall): Promise<Reservation> {
+    if (this.options.maxMicroUsd <= 0 || call.keySpendCapped) return this.holdOwn(accountId, amount, call);
     for (;;) {
       const lease = this.leaseOf(accountId);
       if (lease.unused >= amount) {
         lease.unused -= amount;
         lease.inFlight += amount;
         lease.lastUsed = Date.now();
-        return this.reservation(lease, amount, call);
+        return this.reservation(lease, amount);
       }
       const shared = lease.growing;
       try {
@@ -134,7 +162,7 @@ export class Reserves {
   /** Writes every charge and usage row taken so far (retrying failed writes, until `deadline`) and waits. */
   async flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     while (Date.now() < deadline) {
-      if (this.charges.size > 0 || this.usages.length > 0) this.write();
+      if (this.charges.size > 0 || this.captures.length > 0 || this.usages.length > 0) this.write();
       if (this.writing.size > 0) await Promise.all(this.writing);
       else if (this.retrying > 0) await new Promise((r) => setTimeout(r, WRITE_RETRY_MS));
       else return;
@@ -204,6 +232,8 @@ export class Reserves {
   private grow(lease: Lease, min: number, requestId: string): Promise<void> {
     const growing = (async () => {
       const now = new Date();
+      // Journalled first: if this process dies once the lease exists, the replay releases it at once.
+      if (!lease.opened) this.journal?.append({ k: 'lease', lease: lease.id, account: lease.accountId });
       try {
         const { balance, grantedMicroUsd } = await grantLease(this.db, {
           leaseId: lease.id,
@@ -230,67 +260,106 @@ export class Reserves {
     return growing;
   }
 
-  private reservation(
-    lease: Lease,
-    amount: number,
-    call: { keyId: string | null; offerId: string; requestId: string },
-  ): Reservation {
+  private get journal(): ChargeJournal | undefined {
+    return this.options.journal;
+  }
+
+  private reservation(lease: Lease, amount: number): Reservation {
     const id = newId('chg');
-    // Set once the call has its own hold (markDelivered): it then settles there, not through the lease.
-    let ownHold: Promise<string | null> | null = null;
     return {
       id,
       amountMicroUsd: amount,
       balanceAfterCharge: lease.balance - lease.unwritten - amount,
       capture: async (usage) => {
-        const holdId = ownHold ? await ownHold : null;
-        if (holdId) return (await captureHold(this.db, holdId, usage)).balance;
-        return this.charge(lease, { chargeId: id, amountMicroUsd: amount, usage });
+        lease.unwritten += amount;
+        lease.lastUsed = Date.now();
+        let committed = false;
+        return {
+          balance: this.balanceOf(lease),
+          commit: () => {
+            if (committed) return;
+            committed = true;
+            this.journal?.append({
+              k: 'charge',
+              lease: lease.id,
+              account: lease.accountId,
+              id,
+              amount,
+              usage,
+            });
+            this.queueCharge(lease, { chargeId: id, amountMicroUsd: amount, usage });
+          },
+        };
       },
       release: async (usage) => {
-        const holdId = ownHold ? await ownHold : null;
-        if (holdId) return (await releaseHold(this.db, holdId, usage)).balance;
         lease.inFlight -= amount;
         if (!lease.closed) lease.unused += amount;
         this.usages.push(usage);
         this.scheduleWrite();
         return this.balanceOf(lease);
       },
-      markDelivered: () => {
-        if (ownHold) return;
-        const holdId = newId('hold');
-        const now = new Date();
-        ownHold = carveHold(this.db, {
-          holdId,
-          leaseId: lease.id,
-          accountId: lease.accountId,
-          keyId: call.keyId,
-          amountMicroUsd: amount,
-          offerId: call.offerId,
-          requestId: call.requestId,
-          now: now.toISOString(),
-          expiresAt: this.expiry(now),
-        }).then(
-          () => {
-            lease.inFlight -= amount;
-            return holdId;
+    };
+  }
+
+  /** A call's money in a database hold of its own: one write to reserve, one (queued, as a lease's) to charge. */
+  private async holdOwn(accountId: string, amount: number, call: ReservedCall): Promise<Reservation> {
+    const holdId = newId('hold');
+    this.journal?.append({ k: 'hold', hold: holdId, account: accountId });
+    let placed: Awaited<ReturnType<typeof placeHold>>;
+    try {
+      placed = await placeHold(this.db, {
+        holdId,
+        accountId,
+        keyId: call.keyId,
+        keySpendCapped: call.keySpendCapped ?? false,
+        amountMicroUsd: amount,
+        offerId: call.offerId,
+        requestId: call.requestId,
+        ttlSeconds: this.options.ttlSeconds,
+      });
+    } catch (err) {
+      this.journal?.settled('hold', [holdId]);
+      throw err;
+    }
+    const after = placed.balance;
+    return {
+      id: holdId,
+      amountMicroUsd: amount,
+      balanceAfterCharge: after.balanceMicroUsd - amount,
+      capture: async (usage) => {
+        let committed = false;
+        return {
+          // As this instance knows it: the hold's amount leaves both the balance and what is held.
+          balance: {
+            accountId,
+            balanceMicroUsd: after.balanceMicroUsd - amount,
+            heldMicroUsd: after.heldMicroUsd - amount,
+            availableMicroUsd: after.availableMicroUsd,
           },
-          // Could not carve (the database is down): the call stays on the lease, as before.
-          () => null,
-        );
+          commit: () => {
+            if (committed) return;
+            committed = true;
+            const record: CaptureRecord = { k: 'capture', hold: holdId, account: accountId, amount, usage };
+            this.journal?.append(record);
+            this.captures.push(record);
+            this.scheduleWrite();
+          },
+        };
+      },
+      release: async (usage) => {
+        const settled = await releaseHold(this.db, holdId, usage);
+        this.journal?.settled('hold', [holdId]);
+        return settled.balance;
       },
     };
   }
 
-  /** Takes the charge now (the caller's receipt states it) and queues its write (see scheduleWrite). */
-  private charge(lease: Lease, charge: LeaseCharge): Balance {
-    lease.unwritten += charge.amountMicroUsd;
-    lease.lastUsed = Date.now();
+  /** Queues a committed charge's write (see scheduleWrite). */
+  private queueCharge(lease: Lease, charge: LeaseCharge): void {
     const queue = this.charges.get(lease);
     if (queue) queue.push(charge);
     else this.charges.set(lease, [charge]);
     this.scheduleWrite();
-    return this.balanceOf(lease);
   }
 
   private scheduleWrite(): void {
@@ -300,15 +369,21 @@ export class Reserves {
     this.writeTimer = setTimeout(() => this.write(), WRITE_DELAY_MS).unref();
   }
 
-  /** Writes what is queued: one statement per lease for charges, one for voided calls' usage rows. */
+  /**
+   * Writes what is queued: one statement per lease for charges, one per captured hold, one for voided calls'
+   * usage rows.
+   */
   private write(): void {
     clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     const charges = this.charges;
+    const captures = this.captures;
     const usages = this.usages;
     this.charges = new Map();
+    this.captures = [];
     this.usages = [];
     for (const [lease, items] of charges) this.track(this.writeCharges(lease, items));
+    for (const capture of captures) this.track(this.writeCapture(capture));
     if (usages.length > 0) {
       this.track(
         insertUsage(this.db, usages).catch((err: unknown) => {
@@ -335,26 +410,66 @@ export class Reserves {
 
   private async writeCharges(lease: Lease, items: LeaseCharge[]): Promise<void> {
     const total = items.reduce((sum, c) => sum + c.amountMicroUsd, 0);
+    const ids = items.map((c) => c.chargeId);
     try {
       const after = await chargeLease(this.db, lease.id, items, this.expiry(new Date()));
       lease.unwritten -= total;
       lease.inFlight -= total;
       this.see(lease, after);
+      this.journal?.settled('charge', ids);
     } catch (err) {
-      this.options.onWriteError?.(err, { leaseId: lease.id, calls: items.length, microUsd: total });
       if (err instanceof LeaseClosedError) {
         // The sweeper released the lease under a live instance (it went unrenewed past its TTL): the money is
-        // back on the account and these calls stay uncharged.
+        // back on the account, and these answered calls are debited from it directly.
         lease.unwritten -= total;
         lease.inFlight -= total;
         this.forget(lease);
+        await this.debitLate(
+          items.map((c) => ({
+            id: c.chargeId,
+            account: lease.accountId,
+            amount: c.amountMicroUsd,
+            usage: c.usage,
+          })),
+          lease.id,
+        );
+        this.journal?.settled('charge', ids);
         return;
       }
+      this.options.onWriteError?.(err, { leaseId: lease.id, calls: items.length, microUsd: total });
       // The money stays held in the lease meanwhile, so it cannot be spent twice.
       this.retry(() => {
         const queue = this.charges.get(lease);
         if (queue) queue.unshift(...items);
         else this.charges.set(lease, items);
+      });
+    }
+  }
+
+  private async writeCapture(capture: CaptureRecord): Promise<void> {
+    try {
+      const settled = await captureHold(this.db, capture.hold, capture.usage);
+      if (!settled.applied && settled.status === 'released') {
+        // Released by the sweeper before its charge was written: the money went back, take it from there.
+        await this.debitLate([{ id: capture.hold, ...capture }], capture.hold);
+      }
+      this.journal?.settled('capture', [capture.hold]);
+      this.journal?.settled('hold', [capture.hold]);
+    } catch (err) {
+      this.options.onWriteError?.(err, { leaseId: capture.hold, calls: 1, microUsd: capture.amount });
+      this.retry(() => this.captures.push(capture));
+    }
+  }
+
+  /** Debits answered calls whose reservation was released before their charge was written (see debitCharges). */
+  private async debitLate(charges: LateCharge[], reservationId: string): Promise<void> {
+    const { lost } = await debitCharges(this.db, charges);
+    if (lost.length > 0) {
+      const microUsd = lost.reduce((sum, c) => sum + c.amount, 0);
+      this.options.onWriteError?.(new LeaseClosedError(reservationId), {
+        leaseId: reservationId,
+        calls: lost.length,
+        microUsd,
       });
     }
   }
@@ -366,7 +481,14 @@ export class Reserves {
       if (lease.inFlight > 0 || lease.growing || now - lease.lastUsed < idleMs) continue;
       this.forget(lease);
       // Releases what is left of the lease (amount − used): the unused part goes back to the account.
-      if (lease.opened) returning.push(releaseHold(this.db, lease.id).catch(() => {}));
+      if (!lease.opened) this.journal?.settled('lease', [lease.id]);
+      else
+        returning.push(
+          releaseHold(this.db, lease.id).then(
+            () => this.journal?.settled('lease', [lease.id]),
+            () => {},
+          ),
+        );
     }
     await Promise.all(returning);
   }

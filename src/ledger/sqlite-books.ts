@@ -8,7 +8,6 @@ import type { HoldTable } from '../store/schema.js';
 import {
   type AccountRow,
   type BooksDialect,
-  type CarvedHold,
   HOLD_COLUMNS,
   type HoldRequest,
   LEDGER_ENTRY_COLUMNS,
@@ -62,7 +61,6 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       `UPDATE holds SET status = @status, settled_at = @now WHERE id = @id AND status = 'open'
        RETURNING account_id, key_id, key_capped, amount_micro_usd - used_micro_usd AS amount_micro_usd`,
     ),
-    markDelivered: raw.prepare(`UPDATE holds SET delivered = 1 WHERE id = ? AND status = 'open'`),
     hold: raw.prepare<[string], HoldTable>('SELECT * FROM holds WHERE id = ?'),
     grantAccount: raw.prepare<{ g: number; account: string }, AccountRow>(
       `UPDATE accounts SET held_micro_usd = held_micro_usd + @g WHERE id = @account
@@ -84,10 +82,6 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     chargeAccount: raw.prepare<{ s: number; account: string }, AccountRow>(
       `UPDATE accounts SET balance_micro_usd = balance_micro_usd - @s, held_micro_usd = held_micro_usd - @s
        WHERE id = @account RETURNING id, balance_micro_usd, held_micro_usd`,
-    ),
-    insertCarved: raw.prepare(
-      `INSERT INTO holds (${HOLD_COLUMNS})
-       VALUES (@id, 'call', @account, @key, @q, 0, 'open', 1, 0, @offer, @request, @now, @expires, NULL)`,
     ),
     settleAccount: raw.prepare<{ q: number; spent: number; account: string }, AccountRow>(
       `UPDATE accounts SET held_micro_usd = held_micro_usd - @q, balance_micro_usd = balance_micro_usd - @spent
@@ -267,21 +261,6 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     return after;
   };
 
-  const carveHold = (h: CarvedHold) => {
-    if (!s.useLease.get({ id: h.leaseId, s: h.amountMicroUsd, expires: h.expiresAt }))
-      throw new LeaseClosedError(h.leaseId);
-    s.insertCarved.run({
-      id: h.holdId,
-      account: h.accountId,
-      key: h.keyId,
-      q: h.amountMicroUsd,
-      offer: h.offerId,
-      request: h.requestId,
-      now: h.now,
-      expires: h.expiresAt,
-    });
-  };
-
   const adjust = (
     accountId: string,
     delta: number,
@@ -310,11 +289,9 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     settle: (holdId, outcome, now, usage) => group.submit(() => settle(holdId, outcome, now, usage)),
     adjust: (accountId, delta, key, kind, reason, now) =>
       group.submit(() => adjust(accountId, delta, key, kind, reason, now)),
-    markDelivered: (holdId) => group.submit(() => void s.markDelivered.run(holdId)),
     grantLease: (g) => group.submit(() => grantLease(g)),
     chargeLease: (leaseId, charges, now, expiresAt) =>
       group.submit(() => chargeLease(leaseId, charges, now, expiresAt)),
-    carveHold: (h) => group.submit(() => carveHold(h)),
     insertUsage: (rows) =>
       group.submit(() => {
         for (const r of rows) usage(r);

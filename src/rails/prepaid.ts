@@ -4,14 +4,7 @@
  */
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
-import {
-  type Balance,
-  captureHold,
-  getBalance,
-  markHoldDelivered,
-  placeHold,
-  releaseHold,
-} from '../ledger/books.js';
+import { type Balance, getBalance } from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Reservation, Reserves } from '../ledger/reserves.js';
 import type { Db } from '../store/db.js';
@@ -20,7 +13,6 @@ import { usageRow } from './usage.js';
 
 export const CHARGED_HEADER = 'x-service-charged-micro-usd';
 export const BALANCE_HEADER = 'x-service-balance-micro-usd';
-const DELIVERED_MARK_DELAY_MS = 1000;
 
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -44,33 +36,6 @@ const receiptOf = (charged: number, balance: Balance, receiptId: string): RailRe
     balance_micro_usd: balance.balanceMicroUsd,
   },
 });
-
-/** The call's money in its own database hold: one write to reserve, one to settle. */
-async function holdInDatabase(
-  db: Db,
-  key: ResolvedKey,
-  amount: number,
-  call: { offerId: string; requestId: string },
-  ttlSeconds: number,
-): Promise<Reservation> {
-  const hold = await placeHold(db, {
-    accountId: key.accountId,
-    keyId: key.keyId,
-    keySpendCapped: key.spendCapped,
-    amountMicroUsd: amount,
-    offerId: call.offerId,
-    requestId: call.requestId,
-    ttlSeconds,
-  });
-  return {
-    id: hold.holdId,
-    amountMicroUsd: amount,
-    balanceAfterCharge: hold.balance.balanceMicroUsd - amount,
-    capture: async (usage) => (await captureHold(db, hold.holdId, usage)).balance,
-    release: async (usage) => (await releaseHold(db, hold.holdId, usage)).balance,
-    markDelivered: () => void markHoldDelivered(db, hold.holdId).catch(() => {}),
-  };
-}
 
 /** A refused reservation as the caller's 402. */
 function refusal(err: unknown, amount: number): unknown {
@@ -100,12 +65,6 @@ function refusal(err: unknown, amount: number): unknown {
 
 /** One call's reservation on the prepaid rail (a class, not an object of closures: one allocation per call). */
 class PrepaidAuthorization implements Authorization {
-  /**
-   * A stream marks its money delivered (so a crash captures it) only once it has run for a while: most streams
-   * settle sooner, and then the extra write is saved. A crash in that first window releases.
-   */
-  private deliveredMark: NodeJS.Timeout | undefined;
-
   constructor(
     readonly payer: Payer,
     readonly amountMicroUsd: number,
@@ -113,13 +72,14 @@ class PrepaidAuthorization implements Authorization {
   ) {}
 
   async capture(usage: UsageFacts): Promise<RailReceipt> {
-    clearTimeout(this.deliveredMark);
     const row = usageRow(usage, { rail: 'prepaid', payer: this.payer, chargedMicroUsd: this.amountMicroUsd });
-    return receiptOf(this.amountMicroUsd, await this.held.capture(row), this.held.id);
+    const taken = await this.held.capture(row);
+    const receipt = receiptOf(this.amountMicroUsd, taken.balance, this.held.id);
+    receipt.commit = taken.commit;
+    return receipt;
   }
 
   async void(usage: UsageFacts): Promise<RailReceipt> {
-    clearTimeout(this.deliveredMark);
     const row = usageRow(usage, { rail: 'prepaid', payer: this.payer, chargedMicroUsd: 0 });
     return receiptOf(0, await this.held.release(row), this.held.id);
   }
@@ -128,21 +88,13 @@ class PrepaidAuthorization implements Authorization {
     // The settled figures arrive in the stream's final chunk; these state what success charges.
     return prepaidHeaders(this.amountMicroUsd, this.held.balanceAfterCharge);
   }
-
-  markDelivered(): void {
-    if (this.deliveredMark) return;
-    const held = this.held;
-    this.deliveredMark = setTimeout(() => held.markDelivered(), DELIVERED_MARK_DELAY_MS);
-    this.deliveredMark.unref();
-  }
 }
 
 export function createPrepaidRail(deps: {
   db: Db;
   keys: KeyResolver;
-  holdTtlSeconds: number;
-  /** Balance leases; null = one database hold per call. */
-  reserves: Reserves | null;
+  /** Where calls' money is reserved (balance leases, or a hold per call). */
+  reserves: Reserves;
 }): Rail {
   const { db, keys } = deps;
 
@@ -169,14 +121,15 @@ export function createPrepaidRail(deps: {
     async authorize(payer, pricing, req): Promise<Authorization> {
       const key = payer.detail as ResolvedKey;
       const amount = pricing.quote.costMicroUsd;
-      const call = { keyId: key.keyId, offerId: pricing.offerId, requestId: req.requestId };
+      const call = {
+        keyId: key.keyId,
+        keySpendCapped: key.spendCapped,
+        offerId: pricing.offerId,
+        requestId: req.requestId,
+      };
       let held: Reservation;
       try {
-        // A capped key's spend is bounded per key, which a lease (per account) cannot do: it holds per call.
-        held =
-          deps.reserves && !key.spendCapped
-            ? await deps.reserves.reserve(key.accountId, amount, call)
-            : await holdInDatabase(db, key, amount, call, deps.holdTtlSeconds);
+        held = await deps.reserves.reserve(key.accountId, amount, call);
       } catch (err) {
         throw refusal(err, amount);
       }
@@ -190,7 +143,7 @@ export function createPrepaidRail(deps: {
       const token = bearerToken(req.header('authorization'));
       const key = token ? await keys.resolve(token) : null;
       if (!key) return null;
-      const balance = deps.reserves?.receiptBalance(key.accountId) ?? (await getBalance(db, key.accountId));
+      const balance = deps.reserves.receiptBalance(key.accountId) ?? (await getBalance(db, key.accountId));
       return prepaidHeaders(0, balance.balanceMicroUsd);
     },
 

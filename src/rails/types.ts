@@ -53,6 +53,12 @@ export interface UsageFacts {
 export interface RailReceipt {
   headers: Record<string, string>;
   receipt: Record<string, unknown>;
+  /**
+   * Of a capture whose charge is made durable apart from it: the checkout calls this right before the answer's
+   * last bytes are written, so that a process that dies first has charged nothing, and one that dies after has
+   * recorded the charge (see ledger/charge-journal.ts).
+   */
+  commit?: () => void;
 }
 
 /** Money reserved (or a payment verified) for one call, waiting for the outcome. */
@@ -63,8 +69,6 @@ export interface Authorization {
   capture(usage: UsageFacts): Promise<RailReceipt>;
   /** Cancels: nothing is charged; the usage row records the failure. */
   void(usage: UsageFacts): Promise<RailReceipt>;
-  /** Part of the result reached the caller (a stream started): a crash from here on settles as delivered. */
-  markDelivered(): void;
   /** Headers for a stream's start, before the outcome is known: what success will charge. */
   streamHeaders(): Record<string, string>;
 }

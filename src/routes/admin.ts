@@ -134,7 +134,7 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
     }),
     async (c) => {
       const account = known(await getAccount(db, c.req.valid('param').id), 'such account');
-      await deps.reserves?.flush();
+      await deps.reserves.flush();
       return c.json(
         {
           ...balanceBody(await getBalance(db, account.id)),
@@ -229,7 +229,7 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
         known(await getAccount(db, accountId), 'such account');
         const idempotencyKey = body.idempotency_key ?? c.req.header('idempotency-key') ?? c.get('requestId');
         // Money this instance leased in advance for calls is not spent: give it back so a debit can reach it.
-        if (kind === 'debit') await deps.reserves?.returnAccount(accountId);
+        if (kind === 'debit') await deps.reserves.returnAccount(accountId);
         try {
           const result = await adjustBalance(db, {
             accountId,
@@ -272,7 +272,7 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
         known(await getAccount(db, accountId), 'such account');
         const page = c.req.valid('query');
         // Charges of calls this instance served are written just after their responses: include them.
-        await deps.reserves?.flush();
+        await deps.reserves.flush();
         return c.json(await (view === 'ledger' ? listLedger : listUsage)(db, accountId, page), 200);
       },
     );

@@ -37,9 +37,9 @@ export function mountKeyRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     const key = token ? await deps.keys.resolve(token) : null;
     if (!key)
       throw new ApiError('unauthorized', 'unknown or revoked API key; send Authorization: Bearer <key>');
-    await deps.reserves?.flush();
+    await deps.reserves.flush();
     const stored = await getBalance(deps.db, key.accountId);
-    const b = deps.reserves ? deps.reserves.view(stored) : stored;
+    const b = deps.reserves.view(stored);
     return c.json(
       {
         account_id: b.accountId,

@@ -1,4 +1,6 @@
 // The paid-call pipeline end to end, on a real offer (chat served by fake upstreams), on each database.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
@@ -33,7 +35,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     (await kasir.deps.db.kysely.selectFrom('holds').select('id').execute()).length;
   // Charges and usage rows are written just after each response: wait for this instance's writes first.
   const usageOf = async (accountId: string) => {
-    await kasir.deps.reserves?.flush();
+    await kasir.deps.reserves.flush();
     return kasir.deps.db.kysely
       .selectFrom('usage_records')
       .selectAll()
@@ -355,23 +357,34 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     kasir.openai.setScript({});
   });
 
-  it('marks a long stream delivered while it runs, so a crash would capture rather than release it', async () => {
+  it("records a stream's charge only as its end leaves: one cut short before then is never charged", async () => {
     const { accountId, key } = await kasir.fundedKey(1_000_000);
-    kasir.openai.setScript({ text: 'tick '.repeat(40).trim(), events: 40, delayMs: 60 });
-    const quote = kasir.quote(chatBody(MODEL, 'long', { stream: true }));
-    const pending = post(chatBody(MODEL, 'long', { stream: true }), bearer(key));
-    const res = await pending;
+    kasir.openai.setScript({ text: 'tick '.repeat(20).trim(), events: 20, delayMs: 40 });
+    const body = chatBody(MODEL, 'long', { stream: true });
+    const quote = kasir.quote(body);
+    const journalCharges = () =>
+      readdirSync(path.join(kasir.dataDir, 'journal'))
+        .flatMap((f) =>
+          readFileSync(path.join(kasir.dataDir, 'journal', f), 'utf8')
+            .trim()
+            .split('\n'),
+        )
+        .filter((line) => line.includes(accountId) && line.includes('"k":"charge"')).length;
+    const res = await post(body, bearer(key));
     const reading = res.text();
-    await new Promise((r) => setTimeout(r, 1400));
-    // The call's money has left the instance's lease for a hold of its own, which a sweeper would capture.
-    const open = await kasir.deps.db.kysely
-      .selectFrom('holds')
-      .select(['kind', 'status', 'delivered', 'amount_micro_usd'])
-      .where('account_id', '=', accountId)
-      .where('kind', '=', 'call')
-      .execute();
-    expect(open).toEqual([{ kind: 'call', status: 'open', delivered: 1, amount_micro_usd: quote }]);
+    await new Promise((r) => setTimeout(r, 400));
+    // Mid-stream: nothing recorded, so a process killed now would charge nothing (its lease is released).
+    expect(journalCharges()).toBe(0);
+    expect(
+      await kasir.deps.db.kysely
+        .selectFrom('holds')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'call')
+        .execute(),
+    ).toEqual([]);
     await reading;
+    expect(journalCharges()).toBe(1);
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
     expect(await kasir.ledger(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
     kasir.openai.setScript({});
@@ -453,7 +466,7 @@ describe.runIf(DB_TARGETS.includes('postgres'))('two kasir instances sharing one
       expect(statuses.filter((s) => s === 402)).toHaveLength(900);
       // Each instance writes its own charges (within 20 ms) and returns its own lease: both must have done so
       // before the shared account is read.
-      await b.deps.reserves?.returnUnused();
+      await b.deps.reserves.returnUnused();
       expect(await a.balance(accountId)).toEqual({ balance: 0, held: 0 });
       expect(await b.ledger(accountId)).toEqual({ balance: 0, held: 0 });
     } finally {

@@ -79,12 +79,12 @@ export async function startPaidKasir(
       return catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
     },
     async balance(accountId) {
-      await kasir.deps.reserves?.returnUnused();
+      await kasir.deps.reserves.returnUnused();
       const b = await getBalance(store, accountId);
       return { balance: b.balanceMicroUsd, held: b.heldMicroUsd };
     },
     async ledger(accountId) {
-      await kasir.deps.reserves?.returnUnused();
+      await kasir.deps.reserves.returnUnused();
       return ledgerTotals(store, accountId);
     },
     async holdCount(accountId) {
