@@ -50,8 +50,12 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
     const replay = async () => {
       const report = await replayOrphanJournals(db, journalDir, owner, log);
       if (report.files > 0) log.info(report, 'replayed the charge journal of a stopped instance');
+      return report;
     };
-    await replay();
+    // A replay that fails (a deadlock with another instance, say) is retried; one that still fails is left to
+    // the sweeper rather than keeping the service down.
+    for (let attempt = 1; (await replay()).failed > 0 && attempt < 3; attempt++)
+      await new Promise((r) => setTimeout(r, 200 * attempt));
     const journal = ChargeJournal.open(journalDir, owner);
     closers.push(async () => journal.close());
     const reserves = new Reserves(db, {
@@ -93,7 +97,15 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       catalog,
       chat: { providers: chatProviders, router: chatRouter },
     };
-    const stopSweeper = startSweeper(db, log, config.holdTtlSeconds, config.sweepIntervalSeconds, replay);
+    const stopSweeper = startSweeper(
+      db,
+      log,
+      config.holdTtlSeconds,
+      config.sweepIntervalSeconds,
+      async () => {
+        await replay();
+      },
+    );
     closers.push(async () => stopSweeper());
     return { deps, close: () => closeAll(closers) };
   } catch (err) {

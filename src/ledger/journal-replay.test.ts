@@ -103,7 +103,7 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 2_000 });
 
     const report = await replayOrphanJournals(store.db, dir, self);
-    expect(report).toEqual({ files: 1, charged: 4, debited: 0, lost: 0, released: 1 });
+    expect(report).toEqual({ files: 1, charged: 4, debited: 0, lost: 0, released: 1, failed: 0 });
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_400, heldMicroUsd: 0 });
     expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_400, held: 0 });
     expect(await charged(id)).toBe(4);

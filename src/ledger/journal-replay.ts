@@ -38,6 +38,8 @@ export interface ReplayReport {
   lost: number;
   /** Leases and holds of dead instances released. */
   released: number;
+  /** Journals whose replay failed (the database refused a write): kept, adopted, for the next attempt. */
+  failed: number;
 }
 
 export interface ReplayLog {
@@ -72,7 +74,7 @@ export async function replayOrphanJournals(
   self: JournalOwner,
   log?: ReplayLog,
 ): Promise<ReplayReport> {
-  const report: ReplayReport = { files: 0, charged: 0, debited: 0, lost: 0, released: 0 };
+  const report: ReplayReport = { files: 0, charged: 0, debited: 0, lost: 0, released: 0, failed: 0 };
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -99,7 +101,14 @@ export async function replayOrphanJournals(
     }
     const adopted = mine ? file : adopt(file, dir, self);
     if (!adopted) continue;
-    await replayFile(db, adopted, report, log);
+    try {
+      await replayFile(db, adopted, report, log);
+    } catch (err) {
+      // Each step is idempotent: the next attempt (this process's next sweep, or the next start) redoes it.
+      log?.error({ err, journal: path.basename(adopted) }, 'could not replay a charge journal; will retry');
+      report.failed++;
+      continue;
+    }
     unlinkQuietly(adopted);
     report.files++;
   }

@@ -199,26 +199,27 @@ export function createPostgresBooks(pool: pg.Pool): BooksDialect {
         if (!rows[0]) throw await insufficient(pool, req.accountId, q);
         return rows[0];
       }
-      // A capped key's room and the account's balance must both hold, or neither: one transaction.
+      // A capped key's room and the account's balance must both hold, or neither: one transaction. The account
+      // row is locked before the key's, the order a settlement takes them in (the other order could deadlock).
       return inTransaction(pool, async (client) => {
-        const key = await client.query({
-          name: 'kasir_key_hold',
-          text: KEY_HOLD_SQL,
-          values: [q, req.keyId],
-        });
-        if (key.rowCount === 0) {
-          const { rows } = await client.query<{ room: number }>(
-            'SELECT COALESCE(spend_cap_micro_usd, 0) - spent_micro_usd - held_micro_usd AS room FROM api_keys WHERE id = $1',
-            [req.keyId],
-          );
-          throw new SpendCapExceededError(q, Number(rows[0]?.room ?? 0));
-        }
         const { rows } = await client.query<AccountRow>({
           name: 'kasir_hold',
           text: HOLD_SQL,
           values: holdValues(req, holdId, now, expires),
         });
         if (!rows[0]) throw await insufficient(client, req.accountId, q);
+        const key = await client.query({
+          name: 'kasir_key_hold',
+          text: KEY_HOLD_SQL,
+          values: [q, req.keyId],
+        });
+        if (key.rowCount === 0) {
+          const { rows: room } = await client.query<{ room: number }>(
+            'SELECT COALESCE(spend_cap_micro_usd, 0) - spent_micro_usd - held_micro_usd AS room FROM api_keys WHERE id = $1',
+            [req.keyId],
+          );
+          throw new SpendCapExceededError(q, Number(room[0]?.room ?? 0));
+        }
         return rows[0];
       });
     },

@@ -1,0 +1,21 @@
+/** One round of the crash drill: what callers received against what the ledger charged. */
+export interface DrillRound {
+  round: number;
+  killed: string;
+  delivered: number;
+  charged: number;
+  /** Answers delivered whose call the ledger did not charge. */
+  uncharged: number;
+  /** Calls charged whose answer was not delivered. */
+  undelivered: number;
+  deliveredMicroUsd: number;
+  spentMicroUsd: number;
+  equal: boolean;
+}
+
+export function runCrashDrill(options?: {
+  db?: 'postgres' | 'sqlite';
+  rounds?: number;
+  connections?: number;
+  log?: (line: string) => void;
+}): Promise<DrillRound[]>;

@@ -1,0 +1,36 @@
+// A short run of the crash drill (test/drills/crash-drill.mjs): built kasir instances under paid load, one killed
+// with SIGKILL at a random moment each round and restarted; every round, the answers callers received must be
+// exactly the calls the ledger charged, and the balances must have fallen by exactly their cost.
+import { execFileSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postgresUp } from '../support/services.js';
+import { runCrashDrill } from './crash-drill.mjs';
+
+describe('crash drill', () => {
+  beforeAll(() => {
+    // The drill runs the service as `npm start` does: the compiled code.
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  }, 120_000);
+
+  it('SQLite, one instance killed and restarted: delivered answers equal charges every round', async () => {
+    const rounds = await runCrashDrill({ db: 'sqlite', rounds: 2, connections: 8, log: () => {} });
+    expect(rounds).toHaveLength(2);
+    for (const r of rounds) {
+      expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
+      expect(r, `round ${r.round}`).toMatchObject({ uncharged: 0, undelivered: 0, equal: true });
+    }
+  }, 120_000);
+
+  it.runIf(postgresUp)(
+    'PostgreSQL, two instances, one killed and restarted: delivered answers equal charges every round',
+    async () => {
+      const rounds = await runCrashDrill({ db: 'postgres', rounds: 3, connections: 8, log: () => {} });
+      expect(rounds).toHaveLength(3);
+      for (const r of rounds) {
+        expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
+        expect(r, `round ${r.round}`).toMatchObject({ uncharged: 0, undelivered: 0, equal: true });
+      }
+    },
+    120_000,
+  );
+});
