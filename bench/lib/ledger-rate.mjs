@@ -1,6 +1,8 @@
 // Reserve + charge throughput of the prepaid books on SQLite and PostgreSQL, measured in this process: one
 // database hold and capture per call (capped keys, or PREPAID_LEASE_MICRO_USD=0), and calls served from a
-// balance lease (the default), whose charges are written batched with their usage rows.
+// balance lease (the default), whose charges are written batched with their usage rows: without the charge
+// journal, and with it (as the server runs: each charge's journal line is written before its answer leaves).
+import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -54,7 +56,7 @@ function leased(reserves, accountId) {
   const call = { keyId: null, offerId: 'bench', requestId: 'bench' };
   return async () => {
     const r = await reserves.reserve(accountId, 1000, call);
-    await r.capture(usage(accountId));
+    (await r.capture(usage(accountId))).commit();
   };
 }
 
@@ -63,8 +65,13 @@ async function measure(root, target) {
   const books = await import(path.join(root, 'dist/ledger/books.js'));
   const { createAccount } = await import(path.join(root, 'dist/ledger/accounts.js'));
   const { Reserves } = await import(path.join(root, 'dist/ledger/reserves.js'));
+  const { ChargeJournal } = await import(path.join(root, 'dist/ledger/charge-journal.js'));
   const db = await openDb(target, { poolSize: 16 });
-  const reserves = new Reserves(db, { maxMicroUsd: 1_000_000, idleMs: 2000, ttlSeconds: 600 });
+  const options = { maxMicroUsd: 1_000_000, idleMs: 2000, ttlSeconds: 600 };
+  const reserves = new Reserves(db, options);
+  const journalDir = mkdtempSync(path.join(root, '.bench-journal-'));
+  const journal = ChargeJournal.open(journalDir);
+  const journalled = new Reserves(db, { ...options, journal });
   try {
     const account = await createAccount(db);
     await books.adjustBalance(db, {
@@ -78,6 +85,7 @@ async function measure(root, target) {
     for (const [name, call] of [
       ['hold + capture', perCallHold(books, db, account.id)],
       ['leased', leased(reserves, account.id)],
+      ['leased, journal', leased(journalled, account.id)],
     ]) {
       const serial = await rate(call, 1);
       const parallel = await rate(call, 16);
@@ -88,6 +96,9 @@ async function measure(root, target) {
     return lines;
   } finally {
     await reserves.close();
+    await journalled.close();
+    journal.close();
+    rmSync(journalDir, { recursive: true, force: true });
     await db.close();
   }
 }

@@ -120,15 +120,31 @@ export const countTokens: TokenCounter = (text) => {
 };
 
 /** How long a count runs before it gives the event loop back. */
-const SLICE_MS = 2;
+const SLICE_MS = 1;
 
 /**
- * Counts `texts` as countTokens does, giving the event loop back every SLICE_MS so other requests are served
- * meanwhile; stops once the total passes `cap` (`complete` is then false and `tokens` is where it stopped).
+ * Long counts take turns: one runs at a time, so however many long bodies arrive together, each turn of the event
+ * loop spends at most one slice on counting and the rest on every other request.
  */
-export async function countTokensPatiently(
+let counting: Promise<unknown> = Promise.resolve();
+
+/**
+ * Counts `texts` as countTokens does, a slice of SLICE_MS at a time, giving the event loop back between slices so
+ * other requests are served meanwhile, and after any other long count before it; stops once the total passes
+ * `cap` (`complete` is then false and `tokens` is where it stopped).
+ */
+export function countTokensPatiently(
   texts: readonly string[],
   cap = Number.POSITIVE_INFINITY,
+): Promise<{ tokens: number; complete: boolean }> {
+  const turn = counting.then(() => countInSlices(texts, cap));
+  counting = turn.catch(() => {});
+  return turn;
+}
+
+async function countInSlices(
+  texts: readonly string[],
+  cap: number,
 ): Promise<{ tokens: number; complete: boolean }> {
   const enc = encoding();
   let tokens = 0;
