@@ -5,7 +5,6 @@ import { Edge } from './http/edge.js';
 import { ApiError, invalidInput } from './http/errors.js';
 import { LaneApp } from './http/lanes.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { chatModelAvailable } from './offers/chat.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
 import { mountChatRoutes } from './routes/chat.js';
@@ -14,6 +13,7 @@ import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
+import { mountWalletRoutes } from './routes/wallet.js';
 
 export function createApp(deps: Deps): LaneApp {
   // A limit of 0 turns rate limiting off, key limits included: then there is no limiter at all.
@@ -53,13 +53,11 @@ export function createApp(deps: Deps): LaneApp {
     publicBaseUrl: deps.config.publicBaseUrl,
   };
   mountChatRoutes(app, deps, checkoutDeps);
+  mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountCatalogRoutes(app, {
     catalog: deps.catalog,
-    // Runnable here: chat models whose provider is configured. Media models and tools are listed and quotable,
-    // but their upstream adapters are not part of this server yet.
-    isAvailable: (e) =>
-      e.kind === 'model' && e.category === 'chat' && chatModelAvailable(e, deps.chat.providers),
+    isAvailable: (e) => deps.offers.available(e),
   });
   mountDiscoveryRoutes(app, () => ({
     baseUrl: deps.config.publicBaseUrl,

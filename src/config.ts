@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -113,6 +114,7 @@ const envSchema = z.object({
   SWEEP_INTERVAL_SECONDS: int(0).default(60),
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
   ...providerShape,
+  ...x402EnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -157,6 +159,8 @@ export interface Config {
   /** Margin added to upstream prices, in percent, per provider (`*` for the default). */
   providerMarginPercent: Record<string, number>;
   providers: Record<ProviderName, ProviderConfig>;
+  /** The x402 wallet rails (see config-x402.ts); no chains = the rail is off. */
+  x402: X402Config;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -207,6 +211,7 @@ export function loadConfig(env: RawEnv): Config {
   const problems: string[] = [];
   const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR, problems);
   const providerMarginPercent = parseMargins(e.PROVIDER_MARGIN_PERCENT, problems);
+  const x402 = parseX402(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -250,6 +255,7 @@ export function loadConfig(env: RawEnv): Config {
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     providerMarginPercent,
     providers,
+    x402,
   };
 }
 

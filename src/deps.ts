@@ -7,6 +7,7 @@ import type { KeyResolver } from './ledger/accounts.js';
 import type { Reserves } from './ledger/reserves.js';
 import type { Media } from './media/service.js';
 import type { ChatRuntime } from './offers/chat.js';
+import type { OfferRegistry } from './offers/registry.js';
 import type { RailRegistry } from './rails/registry.js';
 import type { Db } from './store/db.js';
 import type { KeyValue } from './store/kv/index.js';
@@ -25,4 +26,6 @@ export interface Deps {
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */
   chat: ChatRuntime;
+  /** How each catalog entry runs here (and whether it can). */
+  offers: OfferRegistry;
 }

@@ -13,10 +13,13 @@ import { replayOrphanJournals } from './ledger/journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
+import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
 import { createChatProviders } from './providers/registry.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
+import type { Rail } from './rails/types.js';
+import { openX402Rail, type X402SignerOverrides } from './rails/x402/open.js';
 import { openDb } from './store/db.js';
 import { openKv } from './store/kv/index.js';
 
@@ -25,7 +28,12 @@ export interface Wired {
   close(): Promise<void>;
 }
 
-export async function wire(config: Config, log: Logger): Promise<Wired> {
+export interface WireOptions {
+  /** Settling signers that replace the configured ones (tests: a local Solana or Algorand ledger). */
+  x402Signers?: X402SignerOverrides;
+}
+
+export async function wire(config: Config, log: Logger, options: WireOptions = {}): Promise<Wired> {
   const closers: Array<() => Promise<void>> = [];
   try {
     // Before any store opens: a bad catalog entry stops start-up at once, naming the entry and field.
@@ -67,7 +75,10 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
     });
     // Closed before the journal and the database: what this instance leased goes back to the accounts.
     closers.push(() => reserves.close());
-    const rails = createRailRegistry([createPrepaidRail({ db, keys, reserves })]);
+    const x402 = openX402Rail(config.x402, { db, log }, options.x402Signers);
+    const rails = createRailRegistry(
+      [createPrepaidRail({ db, keys, reserves }), x402].filter((r): r is Rail => r !== null),
+    );
     const chatProviders = createChatProviders(config);
     closers.push(() => chatProviders.close());
     const chatRouter = createChatRouter({
@@ -96,6 +107,7 @@ export async function wire(config: Config, log: Logger): Promise<Wired> {
       rails,
       catalog,
       chat: { providers: chatProviders, router: chatRouter },
+      offers: createOfferRegistry({ chat: { providers: chatProviders, router: chatRouter } }),
     };
     const stopSweeper = startSweeper(
       db,

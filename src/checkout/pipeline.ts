@@ -10,7 +10,15 @@ import type { Metrics } from '../http/metrics.js';
 import type { SseSink } from '../http/sse.js';
 import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
-import type { Authorization, PaidRequest, Rail, RailReceipt, UsageFacts } from '../rails/types.js';
+import {
+  type Authorization,
+  type PaidRequest,
+  PaymentRefusal,
+  type Pricing,
+  type Rail,
+  type RailReceipt,
+  type UsageFacts,
+} from '../rails/types.js';
 import type { Db } from '../store/db.js';
 import { paymentRequired } from './challenge.js';
 import {
@@ -39,6 +47,11 @@ export interface Sale {
   input: Record<string, unknown>;
   /** The raw body bytes, for Idempotency-Key comparison. */
   rawBody: Buffer;
+  /**
+   * The route's own price for the validated call, from the catalog's quote (the generic x402 routes: a flat price,
+   * refusing with a 400 a call that would cost more). Absent: the catalog's quote.
+   */
+  price?: (quote: Quote) => Quote;
 }
 
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
@@ -114,15 +127,19 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const input = checked.value;
   const maxPrice = parseMaxPrice(x.header('x-max-price'));
   const idempotencyKey = readIdempotencyKey(x.header('idempotency-key'));
-  const quoteFor = memoQuote(deps.catalog, entry, input, checked.modelQuote);
+  const catalogQuote = memoQuote(deps.catalog, entry, input, checked.modelQuote);
+  const { price } = sale;
+  const quoteFor = price ? (pc: PriceClass) => price(catalogQuote(pc)) : catalogQuote;
   const req = new ExchangeRequest(x, deps.publicBaseUrl);
   sale.offer.preflight?.(input);
 
   const rail = deps.rails.carriedBy(req);
   if (!rail) {
-    const cheapest = Math.min(...deps.rails.all().map((r) => quoteFor(r.priceClass).costMicroUsd));
+    const cheapest = Math.min(
+      ...deps.rails.accepting(x.path).map((r) => quoteFor(r.priceClass).costMicroUsd),
+    );
     assertWithinMaxPrice(maxPrice, cheapest, entry.id);
-    throw paymentRequired(deps.rails, entry, quoteFor, req);
+    throw await paymentRequired(deps.rails, entry, quoteFor, req);
   }
   const quote = quoteFor(rail.priceClass);
   assertWithinMaxPrice(maxPrice, quote.costMicroUsd, entry.id);
@@ -140,14 +157,17 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
     recordKey = start.recordKey;
   }
 
+  const pricing: Pricing = { offerId: entry.id, description: entry.name, quote, inputSchema: entry.input };
+  // A payment the rail refuses (or fails to settle) is answered with a fresh 402 listing every rail again.
+  const refused = (refusal: PaymentRefusal) => paymentRequired(deps.rails, entry, quoteFor, req, refusal);
   let auth: Authorization;
   try {
-    auth = await rail.authorize(payer, { offerId: entry.id, description: entry.name, quote }, req);
+    auth = await rail.authorize(payer, pricing, req);
   } catch (err) {
     if (recordKey) await abandonIdempotent(deps.db, recordKey);
-    throw err;
+    throw err instanceof PaymentRefusal ? await refused(err) : err;
   }
-  const call = new PaidCall(x, deps, sale.offer, rail, auth, quote, recordKey, started);
+  const call = new PaidCall(x, deps, sale.offer, rail, auth, quote, recordKey, started, refused);
   return call.run(input);
 }
 
@@ -167,6 +187,7 @@ class PaidCall {
     private readonly quote: Quote,
     private readonly recordKey: string | null,
     private readonly started: number,
+    private readonly refused: (refusal: PaymentRefusal) => Promise<ApiError>,
   ) {}
 
   private usage(httpStatus: number, errorCode: string | null): UsageFacts {
@@ -218,7 +239,7 @@ class PaidCall {
     }
     if (result.kind === 'stream') return this.stream(result);
 
-    const receipt = await this.auth.capture(this.usage(200, null));
+    const receipt = await this.settle(this.usage(200, null));
     this.count('charged');
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
@@ -226,6 +247,21 @@ class PaidCall {
     // that dies at any instant has charged exactly the answers that left.
     receipt.commit?.();
     return sendJson(this.x, 200, body, receipt.headers);
+  }
+
+  /**
+   * Captures the payment. A wallet payment that cannot be settled (the payer spent the funds meanwhile, say) is
+   * refused like a bad payment: the result is withheld, nothing is charged, a fresh 402 answers.
+   */
+  private async settle(usage: UsageFacts): Promise<RailReceipt> {
+    try {
+      return await this.auth.capture(usage);
+    } catch (err) {
+      if (!(err instanceof PaymentRefusal)) throw err;
+      this.count('voided');
+      if (this.recordKey) await abandonIdempotent(this.deps.db, this.recordKey);
+      throw await this.refused(err);
+    }
   }
 
   /**
@@ -307,7 +343,15 @@ class PaidCall {
     }
 
     if (event.type === 'end') {
-      const receipt = await this.auth.capture(this.usage(200, null));
+      let receipt: RailReceipt;
+      try {
+        receipt = await this.settle(this.usage(200, null));
+      } catch (err) {
+        // The frames were delivered, but the payment did not settle: the stream ends with the refusal.
+        const body = err instanceof ApiError ? err.toBody() : { error: { code: 'internal_error' } };
+        sink.end(Buffer.from(`event: error\ndata: ${JSON.stringify(body)}\n\n`));
+        return;
+      }
       this.count('charged');
       const tail = Buffer.concat([
         result.closingFrames(event, { costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
@@ -323,7 +367,7 @@ class PaidCall {
 
     // The caller went away mid-stream: charged (see stream()); a retry with the same key replays what was sent.
     await iterator.return?.()?.catch(() => {});
-    const receipt = await this.auth.capture(this.usage(499, 'client_disconnected'));
+    const receipt = await this.settle(this.usage(499, 'client_disconnected'));
     receipt.commit?.();
     this.count('charged');
     await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);

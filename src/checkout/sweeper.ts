@@ -1,6 +1,7 @@
 /** Periodic clean-up after crashes: replays stopped instances' charge journals, releases holds left open, drops expired idempotency records. */
 import type { Logger } from '../http/logger.js';
 import { sweepExpiredHolds } from '../ledger/books.js';
+import { releaseStaleWalletPayments } from '../ledger/wallet-payments.js';
 import type { Db } from '../store/db.js';
 import { sweepIdempotency } from './idempotency.js';
 
@@ -12,7 +13,13 @@ export async function sweepOnce(db: Db, holdTtlSeconds: number) {
     runningMaxAgeSeconds: holdTtlSeconds,
     doneMaxAgeSeconds: REPLAY_WINDOW_SECONDS,
   });
-  return { ...holds, idempotencyRecordsDropped: idempotency };
+  // A wallet payment left locked by an instance that died mid-call may be sent again (its chain refuses it if it did
+  // settle just before).
+  const walletPaymentsReleased = await releaseStaleWalletPayments(
+    db,
+    new Date(Date.now() - holdTtlSeconds * 1000).toISOString(),
+  );
+  return { ...holds, idempotencyRecordsDropped: idempotency, walletPaymentsReleased };
 }
 
 /**
@@ -30,7 +37,8 @@ export function startSweeper(
     replay()
       .then(() => sweepOnce(db, holdTtlSeconds))
       .then((r) => {
-        if (r.released || r.idempotencyRecordsDropped) log.info(r, 'swept stale holds and records');
+        if (r.released || r.idempotencyRecordsDropped || r.walletPaymentsReleased)
+          log.info(r, 'swept stale holds and records');
       })
       .catch((err) => log.error({ err }, 'sweep failed'));
   void run();

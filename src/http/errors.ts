@@ -8,6 +8,14 @@ export const ERROR_STATUS = {
   insufficient_balance: 402,
   spend_cap_exceeded: 402,
   price_above_max: 402,
+  /** A wallet payment refused: bad signature, wrong amount, recipient, network or asset, expired, unfunded. */
+  payment_invalid: 402,
+  /** A wallet payment already spent on an earlier call. */
+  payment_replayed: 402,
+  /** A wallet payment whose call is running right now. */
+  payment_in_progress: 402,
+  /** A wallet payment that verified but could not be settled after the call: its result is withheld. */
+  payment_failed: 402,
   forbidden: 403,
   not_found: 404,
   model_not_found: 404,

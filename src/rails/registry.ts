@@ -3,9 +3,22 @@ import type { PaidRequest, Rail } from './types.js';
 
 export interface RailRegistry {
   all(): readonly Rail[];
-  /** The rail whose credential the request carries, or undefined (then the answer is a 402). */
+  /** The rails a route accepts (see ROUTE_RAILS), in matching order. */
+  accepting(path: string): readonly Rail[];
+  /** The accepted rail whose credential the request carries, or undefined (then the answer is a 402). */
   carriedBy(req: PaidRequest): Rail | undefined;
 }
+
+/**
+ * Which rails each route family accepts: the per-chain families only their wallet rail, every /v1/* route all
+ * of them. A route family added later names its rails here, not in the checkout.
+ */
+export const ROUTE_RAILS: ReadonlyArray<readonly [prefix: string, rails: readonly string[] | '*']> = [
+  ['/x402/', ['x402']],
+  ['/a402/', ['x402']],
+  ['/b402/', ['x402']],
+  ['/', '*'],
+];
 
 export function createRailRegistry(rails: Rail[]): RailRegistry {
   const ids = new Set<string>();
@@ -13,8 +26,13 @@ export function createRailRegistry(rails: Rail[]): RailRegistry {
     if (ids.has(r.id)) throw new Error(`rail ${r.id} registered twice`);
     ids.add(r.id);
   }
+  const byPrefix = ROUTE_RAILS.map(
+    ([prefix, ids]) => [prefix, ids === '*' ? rails : rails.filter((r) => ids.includes(r.id))] as const,
+  );
+  const accepting = (path: string) => byPrefix.find(([prefix]) => path.startsWith(prefix))?.[1] ?? rails;
   return {
     all: () => rails,
-    carriedBy: (req) => rails.find((r) => r.carries(req)),
+    accepting,
+    carriedBy: (req) => accepting(req.path).find((r) => r.carries(req)),
   };
 }

@@ -1,6 +1,7 @@
 /** The rail port: how a payment method identifies a payer, contributes to a 402, authorizes, captures and voids. */
 import type { PriceClass, Quote } from '../catalog/types.js';
 import type { SkillRail } from '../discovery/skill.js';
+import { ApiError } from '../http/errors.js';
 
 /** What a rail may read of the incoming request. */
 export interface PaidRequest {
@@ -18,7 +19,15 @@ export interface Pricing {
   offerId: string;
   description: string;
   quote: Quote;
+  /** The JSON schema of the request body, for rails whose challenge describes the input (x402's bazaar). */
+  inputSchema?: Record<string, unknown>;
 }
+
+/**
+ * A payment refused by its rail (a bad or spent wallet payment): the checkout answers it with a fresh 402 that
+ * lists every rail again, carrying this code and message, so the caller can pay anew.
+ */
+export class PaymentRefusal extends ApiError {}
 
 /** One rail's part of a 402: headers to add (e.g. WWW-Authenticate, PAYMENT-REQUIRED) and its entry in the body. */
 export interface RailChallenge {
@@ -91,8 +100,15 @@ export interface Rail {
    * refusal) says it all. Optional: wallet rails have nothing to state before a payment.
    */
   unpaidHeaders?(req: PaidRequest, stated: Record<string, string>): Promise<Record<string, string> | null>;
-  /** This rail's part of a 402 for the offer, or null when it cannot pay it. */
-  challenge(pricing: Pricing, req: PaidRequest): RailChallenge | null;
+  /**
+   * This rail's part of a 402 for the offer, or null when it cannot pay it; `refusal` is set when the 402 answers
+   * a payment this rail refused.
+   */
+  challenge(
+    pricing: Pricing,
+    req: PaidRequest,
+    refusal?: PaymentRefusal,
+  ): RailChallenge | null | Promise<RailChallenge | null>;
   /** How to pay on this rail, for /skill.md. */
   describe(baseUrl: string): SkillRail;
 }

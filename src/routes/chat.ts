@@ -1,8 +1,6 @@
 /** POST /v1/chat/completions: a drop-in for the common chat wire format, sold through the checkout. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { resolveEntry } from '../catalog/resolve.js';
-import type { ModelEntry } from '../catalog/types.js';
-import type { Offer } from '../checkout/offer.js';
 import { type CheckoutDeps, sell } from '../checkout/pipeline.js';
 import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
@@ -11,7 +9,6 @@ import { invalidInput } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
-import { createChatOffer } from '../offers/chat.js';
 
 const Message = z
   .object({
@@ -90,16 +87,6 @@ const chatRoute = createRoute({
 });
 
 export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
-  const offers = new Map<string, Offer>();
-  const offerFor = (entry: ModelEntry) => {
-    let offer = offers.get(entry.id);
-    if (!offer) {
-      offer = createChatOffer(entry, deps.chat);
-      offers.set(entry.id, offer);
-    }
-    return offer;
-  };
-
   app.openAPIRegistry.registerPath(chatRoute);
   // A lane: the most called paid route is answered by the Node server itself (see http/lanes.ts).
   app.postLane('/v1/chat/completions', (x: Exchange) =>
@@ -111,7 +98,7 @@ export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkout
         const where = entry.kind === 'model' ? `; call ${entry.route}` : '';
         throw invalidInput([{ field: 'model', message: `${entry.id} is not a chat model${where}` }]);
       }
-      return { offer: offerFor(entry), input: body, rawBody: raw };
+      return { offer: deps.offers.offerFor(entry), input: body, rawBody: raw };
     }),
   );
 }

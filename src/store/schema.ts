@@ -92,6 +92,35 @@ export interface UsageRecordTable {
   http_status: number;
   latency_ms: number;
   error_code: string | null;
+  /** Of a wallet payment: the route called, the chain (CAIP-2) and the settlement's transaction id. */
+  route?: string | null;
+  network?: string | null;
+  tx_id?: string | null;
+}
+
+export type WalletPaymentState = 'running' | 'settled';
+
+/**
+ * One wallet payment that passed verification. The id (SHA-256 of the payment's identity on its chain: an EVM
+ * authorization's payer and nonce, a Solana transaction, an Algorand group) is the lock: 'running' while its call
+ * runs, 'settled' for good once it settled; a call that fails deletes the row, so the payment can be sent again.
+ */
+export interface WalletPaymentTable {
+  id: string;
+  rail: string;
+  network: string;
+  asset: string;
+  payer: string;
+  /** In the asset's base units (a decimal string: 18-decimal amounts exceed 2^53). */
+  amount: string;
+  amount_micro_usd: number;
+  route: string;
+  offer_id: string;
+  request_id: string;
+  state: WalletPaymentState;
+  tx_id: string | null;
+  created_at: string;
+  settled_at: string | null;
 }
 
 export interface IdempotencyRecordTable {
@@ -113,4 +142,5 @@ export interface Database {
   ledger_entries: LedgerEntryTable;
   usage_records: UsageRecordTable;
   idempotency_records: IdempotencyRecordTable;
+  wallet_payments: WalletPaymentTable;
 }

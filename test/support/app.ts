@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.js';
 import { type Config, loadConfig, type RawEnv } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
 import { type Db, openDb } from '../../src/store/db.js';
-import { wire } from '../../src/wiring.js';
+import { type WireOptions, wire } from '../../src/wiring.js';
 import { freshPostgres, postgresUp } from './services.js';
 
 export type DbTarget = 'sqlite' | 'postgres';
@@ -28,6 +28,7 @@ export async function startKasir(
   target: DbTarget,
   env: RawEnv = {},
   extend?: (deps: Deps) => void,
+  options: WireOptions = {},
 ): Promise<TestKasir> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'kasir-test-'));
   const pgdb = target === 'postgres' && !env.DATABASE_URL ? await freshPostgres() : undefined;
@@ -39,7 +40,7 @@ export async function startKasir(
     ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
     ...env,
   });
-  const wired = await wire(config, pino({ level: 'silent' }));
+  const wired = await wire(config, pino({ level: 'silent' }), options);
   extend?.(wired.deps);
   const app = createApp(wired.deps);
   return {

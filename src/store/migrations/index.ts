@@ -4,11 +4,13 @@ import type { DbKind } from '../db.js';
 import { m001Media } from './001-media.js';
 import { m002Ledger } from './002-ledger.js';
 import { m003Leases } from './003-leases.js';
+import { m004WalletPayments } from './004-wallet-payments.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
     '001-media': m001Media(kind),
     '002-ledger': m002Ledger(kind),
     '003-leases': m003Leases(kind),
+    '004-wallet-payments': m004WalletPayments(kind),
   };
 }

@@ -1,0 +1,56 @@
+/**
+ * The offer registry: how each catalog entry runs on this server (chat models through their providers; more
+ * kinds as their adapters land). An entry with no runnable offer still gets one, whose preflight answers 503
+ * before any payment is asked for; `/v1/models`' `available` comes from here too.
+ */
+import type { CatalogEntry } from '../catalog/types.js';
+import type { Offer } from '../checkout/offer.js';
+import { ApiError } from '../http/errors.js';
+import { type ChatRuntime, chatModelAvailable, createChatOffer } from './chat.js';
+
+export interface OfferRegistry {
+  /** The entry's offer, built once. */
+  offerFor(entry: CatalogEntry): Offer;
+  /** True when the entry can run on this server as configured. */
+  available(entry: CatalogEntry): boolean;
+}
+
+/** An entry this server cannot run: every call is a 503 before any challenge. */
+function unavailableOffer(entry: CatalogEntry): Offer {
+  const what = entry.kind === 'tool' ? `tool ${entry.id}` : `model ${entry.id}`;
+  return {
+    entry,
+    preflight() {
+      throw new ApiError(
+        'not_configured',
+        `${what} cannot run on this server: its upstream adapter is not installed`,
+        {
+          [entry.kind === 'tool' ? 'tool' : 'model']: entry.id,
+        },
+      );
+    },
+    run() {
+      return Promise.reject(new ApiError('not_configured', `${what} cannot run on this server`));
+    },
+  };
+}
+
+export function createOfferRegistry(deps: { chat: ChatRuntime }): OfferRegistry {
+  const offers = new Map<string, Offer>();
+  const build = (entry: CatalogEntry): Offer =>
+    entry.kind === 'model' && entry.category === 'chat'
+      ? createChatOffer(entry, deps.chat)
+      : unavailableOffer(entry);
+  return {
+    offerFor(entry) {
+      let offer = offers.get(entry.id);
+      if (!offer) {
+        offer = build(entry);
+        offers.set(entry.id, offer);
+      }
+      return offer;
+    },
+    available: (entry) =>
+      entry.kind === 'model' && entry.category === 'chat' && chatModelAvailable(entry, deps.chat.providers),
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * The x402 rail (v2): a wallet pays per call, no signup. The 402 carries `PAYMENT-REQUIRED` listing every chain and
+ * asset the route accepts at the quote; the caller repeats the request with `PAYMENT-SIGNATURE`. Then: verify →
+ * lock the payment's identity in the database (so one payment buys one call on every instance) → run → settle only
+ * on success → `PAYMENT-RESPONSE`. A failed call releases the lock and settles nothing. The schemes, signatures and
+ * transaction formats are @x402/*'s; this file decides what is accepted where and keeps the books.
+ */
+
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from '@x402/core/http';
+import { x402ResourceServer } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { X402Config, X402Family } from '../../config-x402.js';
+import type { Logger } from '../../http/logger.js';
+import {
+  lockWalletPayment,
+  recordWalletUsage,
+  releaseWalletPayment,
+  settleWalletPayment,
+} from '../../ledger/wallet-payments.js';
+import type { Db } from '../../store/db.js';
+import type { Authorization, Payer, Pricing, Rail, RailReceipt, UsageFacts } from '../types.js';
+import { PaymentRefusal } from '../types.js';
+import { usageRow } from '../usage.js';
+import { baseUnits } from './amounts.js';
+import { type Chain, memoRetry } from './chain.js';
+import { bazaarExtension } from './discovery.js';
+import { claimedPayer, paymentIdentity } from './identity.js';
+
+export const PAYMENT_SIGNATURE = 'payment-signature';
+
+/** The route family of a path: its first segment for the per-chain families, every chain on any other route. */
+function familyOf(path: string): X402Family | null {
+  if (path.startsWith('/x402/')) return 'x402';
+  if (path.startsWith('/a402/')) return 'a402';
+  if (path.startsWith('/b402/')) return 'b402';
+  return null;
+}
+
+interface Detail {
+  payload: PaymentPayload | null;
+  /** Why the header could not be read, when it could not. */
+  unreadable?: string;
+}
+
+/** The payment's requirements on one chain, for one quote. */
+interface Offered {
+  chain: Chain;
+  requirements: PaymentRequirements;
+}
+
+export interface X402RailDeps {
+  db: Db;
+  log: Logger;
+  config: X402Config;
+  chains: Chain[];
+}
+
+export function createX402Rail(deps: X402RailDeps): Rail {
+  const { db, log, config, chains } = deps;
+  const server = new x402ResourceServer(chains.map((c) => c.facilitator));
+  for (const chain of chains) {
+    server.register(
+      chain.config.network as `${string}:${string}`,
+      chain.serverScheme as Parameters<typeof server.register>[1],
+    );
+  }
+  const ready = memoRetry(() => server.initialize());
+
+  /** Every accepted (chain, asset) at the quote, for the route's family; a chain that cannot be read is skipped. */
+  async function offered(pricing: Pricing, path: string): Promise<Offered[]> {
+    await ready();
+    const family = familyOf(path);
+    const out: Offered[] = [];
+    for (const chain of chains) {
+      if (family && chain.config.family !== family) continue;
+      let assets: Awaited<ReturnType<Chain['assets']>>;
+      try {
+        assets = await chain.assets();
+      } catch (err) {
+        log.error({ err, network: chain.config.network }, 'x402: cannot read the accepted assets');
+        continue;
+      }
+      for (const asset of assets) {
+        const [requirements] = await server.buildPaymentRequirements({
+          scheme: 'exact',
+          network: chain.config.network as `${string}:${string}`,
+          payTo: chain.config.payTo,
+          price: {
+            amount: baseUnits(pricing.quote.costMicroUsd, asset.decimals),
+            asset: asset.asset,
+            ...(asset.extra ? { extra: asset.extra } : {}),
+          },
+          maxTimeoutSeconds: config.maxTimeoutSeconds,
+        });
+        if (requirements) out.push({ chain, requirements });
+      }
+    }
+    return out;
+  }
+
+  const refuse = (
+    code: ConstructorParameters<typeof PaymentRefusal>[0],
+    message: string,
+    details?: unknown,
+  ) => new PaymentRefusal(code, message, details);
+
+  class X402Authorization implements Authorization {
+    constructor(
+      readonly payer: Payer,
+      readonly amountMicroUsd: number,
+      private readonly payload: PaymentPayload,
+      private readonly chosen: Offered,
+      private readonly lockId: string,
+      private readonly route: string,
+    ) {}
+
+    private async record(usage: UsageFacts, charged: number, txId: string | null) {
+      const row = usageRow(usage, { rail: 'x402', payer: this.payer, chargedMicroUsd: charged });
+      await recordWalletUsage(db, row, {
+        route: this.route,
+        network: this.chosen.chain.config.network,
+        txId,
+      });
+    }
+
+    async capture(usage: UsageFacts): Promise<RailReceipt> {
+      let settled: SettleResponse;
+      try {
+        settled = await server.settlePayment(this.payload, this.chosen.requirements);
+      } catch (err) {
+        settled = {
+          success: false,
+          errorReason: 'settlement_error',
+          errorMessage: (err as Error).message,
+          transaction: '',
+          network: this.chosen.requirements.network,
+        } as SettleResponse;
+      }
+      if (!settled.success) {
+        await releaseWalletPayment(db, this.lockId);
+        await this.record({ ...usage, httpStatus: 402, errorCode: 'payment_failed' }, 0, null);
+        throw new PaymentRefusal(
+          'payment_failed',
+          `the payment verified but could not be settled (${settled.errorReason ?? 'unknown reason'}), so the result is withheld`,
+          { reason: settled.errorReason ?? null, message: settled.errorMessage ?? null },
+          { 'payment-response': encodePaymentResponseHeader(settled) },
+        );
+      }
+      await settleWalletPayment(db, this.lockId, settled.transaction);
+      await this.record(usage, this.amountMicroUsd, settled.transaction);
+      return {
+        headers: { 'payment-response': encodePaymentResponseHeader(settled) },
+        receipt: {
+          rail: 'x402',
+          network: settled.network,
+          transaction: settled.transaction,
+          payer: settled.payer ?? this.payer.address,
+          asset: this.chosen.requirements.asset,
+          amount: this.chosen.requirements.amount,
+          charged_micro_usd: this.amountMicroUsd,
+        },
+      };
+    }
+
+    async void(usage: UsageFacts): Promise<RailReceipt> {
+      await releaseWalletPayment(db, this.lockId);
+      await this.record(usage, 0, null);
+      return { headers: {}, receipt: { rail: 'x402', charged_micro_usd: 0 } };
+    }
+
+    streamHeaders(): Record<string, string> {
+      return {};
+    }
+  }
+
+  return {
+    id: 'x402',
+    title: 'x402: USDC and other stablecoins from a wallet, per call',
+    priceClass: 'wallet',
+    carries: (req) => req.header(PAYMENT_SIGNATURE) !== undefined,
+
+    // The payload is only read here; a bad one is refused by authorize(), whose refusal carries a fresh challenge.
+    async identify(req) {
+      const detail: Detail = { payload: null };
+      try {
+        detail.payload = decodePaymentSignatureHeader(req.header(PAYMENT_SIGNATURE) ?? '');
+      } catch (err) {
+        detail.unreadable = (err as Error).message;
+      }
+      const address = detail.payload ? claimedPayer(detail.payload) : null;
+      return { rail: 'x402', accountId: null, keyId: null, address, scope: address ?? 'anonymous', detail };
+    },
+
+    async authorize(payer, pricing, req) {
+      const { payload, unreadable } = payer.detail as Detail;
+      if (!payload || typeof payload.accepted !== 'object' || payload.accepted === null) {
+        throw refuse('payment_invalid', `the PAYMENT-SIGNATURE header is not an x402 v2 payment payload`, {
+          reason: unreadable ?? 'no accepted requirements in the payload',
+        });
+      }
+      if (payload.x402Version !== 2) {
+        throw refuse(
+          'payment_invalid',
+          `x402 version ${String(payload.x402Version)} is not accepted; send v2`,
+        );
+      }
+      const options = await offered(pricing, req.path);
+      const match = server.findMatchingRequirements(
+        options.map((o) => o.requirements),
+        payload,
+      );
+      const chosen = options.find((o) => o.requirements === match);
+      if (!chosen) {
+        const a = payload.accepted;
+        throw refuse(
+          'payment_invalid',
+          `the payment (${a.amount} of ${a.asset} on ${a.network} to ${a.payTo}) matches none of the options this route accepts at ${pricing.quote.costMicroUsd} micro-USD`,
+          { reason: 'no_matching_requirements' },
+        );
+      }
+      const verified = await server.verifyPayment(payload, chosen.requirements);
+      if (!verified.isValid) {
+        throw refuse(
+          'payment_invalid',
+          `the payment was refused: ${verified.invalidMessage ?? verified.invalidReason ?? 'invalid'}`,
+          { reason: verified.invalidReason ?? null },
+        );
+      }
+      const id = paymentIdentity(payload, chosen.chain.config.kind);
+      if (!id) throw refuse('payment_invalid', 'the payment payload has no identity on its chain');
+      const address = verified.payer ?? payer.address ?? 'unknown';
+      const lock = await lockWalletPayment(db, {
+        id,
+        rail: 'x402',
+        network: chosen.requirements.network,
+        asset: chosen.requirements.asset,
+        payer: address,
+        amount: chosen.requirements.amount,
+        amountMicroUsd: pricing.quote.costMicroUsd,
+        route: req.path,
+        offerId: pricing.offerId,
+        requestId: req.requestId,
+      });
+      if (lock === 'settled') throw refuse('payment_replayed', 'this payment has already paid for a call');
+      if (lock === 'running') {
+        throw refuse('payment_in_progress', 'this payment is paying for a call that is running now');
+      }
+      return new X402Authorization(
+        { ...payer, address },
+        pricing.quote.costMicroUsd,
+        payload,
+        chosen,
+        id,
+        req.path,
+      );
+    },
+
+    async challenge(pricing, req, refusal) {
+      const options = await offered(pricing, req.path);
+      if (options.length === 0) return null;
+      const requirements = options.map((o) => o.requirements);
+      const paymentRequired = await server.createPaymentRequiredResponse(
+        requirements,
+        { url: req.resourceUrl, description: pricing.description, mimeType: 'application/json' },
+        refusal?.message ?? 'Payment required',
+        pricing.inputSchema ? bazaarExtension(pricing.offerId, pricing.inputSchema) : undefined,
+      );
+      return {
+        headers: [['PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired)]],
+        body: {
+          rail: 'x402',
+          how: 'Pay with an x402 v2 client: sign one of the PAYMENT-REQUIRED options and repeat this request with a PAYMENT-SIGNATURE header. Settled only on success.',
+          accepts: requirements.map((r) => ({
+            network: r.network,
+            asset: r.asset,
+            amount: r.amount,
+            pay_to: r.payTo,
+          })),
+        },
+      };
+    },
+
+    describe(baseUrl) {
+      return {
+        id: 'x402',
+        title: 'x402 (USDC on Base and Solana; /a402 Algorand; /b402 BNB Smart Chain)',
+        howToPay:
+          'Call any paid route without payment: the 402 carries a `PAYMENT-REQUIRED` header (x402 v2) listing the ' +
+          'networks and assets accepted at the quote. Sign one with an x402 client and repeat the identical request ' +
+          'with `PAYMENT-SIGNATURE`. The payment settles only when the call succeeds; the answer carries `PAYMENT-RESPONSE`.',
+        example: `npx @x402/fetch ... # or any x402 v2 client: POST ${baseUrl}/x402/<model>`,
+      };
+    },
+  };
+}
