@@ -62,6 +62,16 @@ export async function lockWalletPayment(
   return 'running';
 }
 
+/** The state of a payment kasir has seen ('running' or 'settled'), or undefined. */
+export async function walletPaymentState(db: Db, id: string): Promise<WalletPaymentState | undefined> {
+  const row = await db.kysely
+    .selectFrom('wallet_payments')
+    .select('state')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.state;
+}
+
 /** Marks the payment spent for good, with its settlement transaction. */
 export async function settleWalletPayment(db: Db, id: string, txId: string): Promise<void> {
   await db.kysely

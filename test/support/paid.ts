@@ -3,6 +3,7 @@ import type { RawEnv } from '../../src/config.js';
 import { issueKey } from '../../src/ledger/accounts.js';
 import { getBalance } from '../../src/ledger/books.js';
 import { ledgerTotals } from '../../src/ledger/history.js';
+import type { WireOptions } from '../../src/wiring.js';
 import { startFakeAnthropic } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../fakes/chat-upstream.js';
 import { startFakeGemini } from '../fakes/gemini-upstream.js';
@@ -43,21 +44,27 @@ export async function startPaidKasir(
   db: DbTarget,
   env: RawEnv = {},
   shared?: Partial<PaidKasir>,
+  options: WireOptions = {},
 ): Promise<PaidKasir> {
   const openai = shared?.openai ?? (await startFakeOpenAI({ apiKey: UPSTREAM_KEYS.openai }));
   const anthropic = shared?.anthropic ?? (await startFakeAnthropic({ apiKey: UPSTREAM_KEYS.anthropic }));
   const gemini = shared?.gemini ?? (await startFakeGemini({ apiKey: UPSTREAM_KEYS.gemini }));
-  const kasir = await startKasir(db, {
-    RATE_LIMIT_PER_MINUTE: '0',
-    OPENAI_API_KEY: UPSTREAM_KEYS.openai,
-    OPENAI_BASE_URL: openai.url,
-    ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
-    ANTHROPIC_BASE_URL: anthropic.url,
-    GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
-    GEMINI_BASE_URL: gemini.url,
-    UPSTREAM_RETRIES: '1',
-    ...env,
-  });
+  const kasir = await startKasir(
+    db,
+    {
+      RATE_LIMIT_PER_MINUTE: '0',
+      OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+      OPENAI_BASE_URL: openai.url,
+      ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
+      GEMINI_BASE_URL: gemini.url,
+      UPSTREAM_RETRIES: '1',
+      ...env,
+    },
+    undefined,
+    options,
+  );
   const { db: store, catalog } = kasir.deps;
   return {
     ...kasir,

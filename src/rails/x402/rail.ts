@@ -20,6 +20,7 @@ import {
   recordWalletUsage,
   releaseWalletPayment,
   settleWalletPayment,
+  walletPaymentState,
 } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
 import type { Authorization, Payer, Pricing, Rail, RailReceipt, UsageFacts } from '../types.js';
@@ -107,6 +108,8 @@ export function createX402Rail(deps: X402RailDeps): Rail {
     message: string,
     details?: unknown,
   ) => new PaymentRefusal(code, message, details);
+
+  const replayed = () => refuse('payment_replayed', 'this payment has already paid for a call');
 
   class X402Authorization implements Authorization {
     constructor(
@@ -222,6 +225,10 @@ export function createX402Rail(deps: X402RailDeps): Rail {
           { reason: 'no_matching_requirements' },
         );
       }
+      const id = paymentIdentity(payload, chosen.chain.config.kind);
+      if (!id) throw refuse('payment_invalid', 'the payment payload has no identity on its chain');
+      // A payment spent here before is named as such (its chain would only say the simulation failed).
+      if ((await walletPaymentState(db, id)) === 'settled') throw replayed();
       const verified = await server.verifyPayment(payload, chosen.requirements);
       if (!verified.isValid) {
         throw refuse(
@@ -230,8 +237,6 @@ export function createX402Rail(deps: X402RailDeps): Rail {
           { reason: verified.invalidReason ?? null },
         );
       }
-      const id = paymentIdentity(payload, chosen.chain.config.kind);
-      if (!id) throw refuse('payment_invalid', 'the payment payload has no identity on its chain');
       const address = verified.payer ?? payer.address ?? 'unknown';
       const lock = await lockWalletPayment(db, {
         id,
@@ -245,7 +250,7 @@ export function createX402Rail(deps: X402RailDeps): Rail {
         offerId: pricing.offerId,
         requestId: req.requestId,
       });
-      if (lock === 'settled') throw refuse('payment_replayed', 'this payment has already paid for a call');
+      if (lock === 'settled') throw replayed();
       if (lock === 'running') {
         throw refuse('payment_in_progress', 'this payment is paying for a call that is running now');
       }
