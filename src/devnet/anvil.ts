@@ -30,7 +30,10 @@ export function anvilBinaryPath(): string {
   const file = `${pkg}/bin/${process.platform === 'win32' ? 'anvil.exe' : 'anvil'}`;
   const here = createRequire(import.meta.url);
   // The platform package is normally hoisted next to @foundry-rs/anvil, but may sit inside it.
-  const resolvers = [() => here.resolve(file), () => createRequire(here.resolve('@foundry-rs/anvil/package.json')).resolve(file)];
+  const resolvers = [
+    () => here.resolve(file),
+    () => createRequire(here.resolve('@foundry-rs/anvil/package.json')).resolve(file),
+  ];
   for (const resolve of resolvers) {
     try {
       const path = resolve();
@@ -70,7 +73,9 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
     const port = await listeningPort(child);
     const rpcUrl = `http://127.0.0.1:${port}`;
     const answered = await waitForChainId(rpcUrl);
-    if (answered !== chainId) throw new Error(`anvil on ${rpcUrl} reports chain ${answered}, expected ${chainId}`);
+    if (answered !== chainId) {
+      throw new Error(`anvil on ${rpcUrl} reports chain ${answered}, expected ${chainId}`);
+    }
     return { rpcUrl, chainId, stop };
   } catch (error) {
     await stop();
@@ -101,9 +106,13 @@ function listeningPort(child: ChildProcess): Promise<number> {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('error', (error) => settle(() => reject(new Error(`anvil could not be started: ${error.message}`))));
+    child.once('error', (error) =>
+      settle(() => reject(new Error(`anvil could not be started: ${error.message}`))),
+    );
     child.once('exit', (code, signal) =>
-      settle(() => reject(new Error(`anvil exited (${signal ?? code}) before it was ready: ${output.trim()}`))),
+      settle(() =>
+        reject(new Error(`anvil exited (${signal ?? code}) before it was ready: ${output.trim()}`)),
+      ),
     );
   });
 }

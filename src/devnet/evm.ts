@@ -113,7 +113,9 @@ export async function startEvmDevnet(opts: EvmDevnetOptions = {}): Promise<EvmDe
     const { abi, bytecode } = testUsdcArtifact();
     const hash = await client.deployContract({ abi, bytecode, args: [tokenName, tokenVersion, decimals] });
     const receipt = await client.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error('TestUSDC deployment failed');
+    if (receipt.status !== 'success' || !receipt.contractAddress) {
+      throw new Error('TestUSDC deployment failed');
+    }
     const devnet: EvmDevnet = {
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,

@@ -40,6 +40,19 @@ export async function listUsage(
   return paged(await q.orderBy('id', 'desc').limit(page.limit).execute(), page.limit);
 }
 
+/** Usage records of every payer (wallet rails have no account), newest first, optionally of one rail or payer. */
+export async function listAllUsage(
+  db: Db,
+  filter: { rail?: string | undefined; payer?: string | undefined },
+  page: Page,
+): Promise<Paged<Row<UsageRecordTable>>> {
+  let q = db.kysely.selectFrom('usage_records').selectAll();
+  if (filter.rail) q = q.where('rail', '=', filter.rail);
+  if (filter.payer) q = q.where('payer', '=', filter.payer);
+  if (page.before !== undefined) q = q.where('id', '<', page.before);
+  return paged(await q.orderBy('id', 'desc').limit(page.limit).execute(), page.limit);
+}
+
 /** Σ of the ledger per account, to check it against the account row (they must always agree). */
 export async function ledgerTotals(db: Db, accountId: string): Promise<{ balance: number; held: number }> {
   const row = await db.kysely

@@ -12,7 +12,7 @@ import { pickErrors } from '../http/openapi.js';
 import { createAccount, getAccount, issueKey, listKeys, revokeKey } from '../ledger/accounts.js';
 import { adjustBalance, type Balance, getBalance } from '../ledger/books.js';
 import { InsufficientBalanceError, UnknownAccountError } from '../ledger/errors.js';
-import { listLedger, listUsage } from '../ledger/history.js';
+import { listAllUsage, listLedger, listUsage } from '../ledger/history.js';
 import { formatUsd } from '../ledger/money.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -254,6 +254,28 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
       },
     );
   }
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/v1/admin/usage',
+      summary: 'Usage records of every payer, newest first (wallet payments carry route, network and tx_id)',
+      request: {
+        query: PageQuery.extend({
+          rail: z.string().max(32).optional(),
+          payer: z.string().max(128).optional(),
+        }),
+      },
+      responses: {
+        200: ok(z.object({ items: z.array(z.unknown()), next_before: z.number().nullable() }), 'A page'),
+      },
+    }),
+    async (c) => {
+      const { rail, payer, ...page } = c.req.valid('query');
+      await deps.reserves.flush();
+      return c.json(await listAllUsage(db, { rail, payer }, page), 200);
+    },
+  );
 
   for (const view of ['ledger', 'usage'] as const) {
     app.openapi(

@@ -32,6 +32,7 @@ export interface WalletFixture {
 }
 
 const MODEL = 'openai/gpt-4.1-mini';
+const ADMIN_TOKEN = 'wallet-suite-admin-token';
 
 export function baseUnitsOf(microUsd: number, decimals: number): bigint {
   return BigInt(microUsd) * 10n ** BigInt(decimals - 6);
@@ -54,7 +55,9 @@ export function describeWalletRail(
     let kasir: PaidKasir;
     beforeAll(async () => {
       fx = await makeFixture();
-      kasir = await startPaidKasir(target, fx.env, undefined, { x402Signers: fx.signers ?? {} });
+      kasir = await startPaidKasir(target, { ADMIN_TOKEN, ...fx.env }, undefined, {
+        x402Signers: fx.signers ?? {},
+      });
     }, 60_000);
     afterAll(async () => {
       await kasir?.stop();
@@ -135,6 +138,14 @@ export function describeWalletRail(
         status: 'charged',
       });
       expect(row?.payer).toBeTruthy();
+      const admin = await kasir.app.request(
+        `/v1/admin/usage?rail=x402&payer=${encodeURIComponent(String(row?.payer))}`,
+        {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        },
+      );
+      const listed = (await admin.json()) as { items: Array<{ tx_id: string | null }> };
+      expect(listed.items.map((i) => i.tx_id)).toContain(settled.transaction);
 
       const again = await post(b, { 'payment-signature': signature(payment) });
       expect(again.status).toBe(402);
