@@ -100,7 +100,7 @@ function listeningPort(child: ChildProcess): Promise<number> {
       result();
     };
     const onData = (chunk: Buffer) => {
-      if (output.length < 16_000) output += chunk.toString('utf8');
+      output = (output + chunk.toString('utf8')).slice(-16_000); // the banner grows with --accounts
       const match = /Listening on [^\s]*:(\d+)/.exec(output);
       if (match?.[1]) settle(() => resolve(Number(match[1])));
     };
