@@ -21,6 +21,8 @@ const USAGE = `usage: kasir <command> [options]
   usage <account_id> [--limit N] [--before ID]     usage records, newest first
   sweep                                            settle stale holds, drop expired records
   migrate                                          bring the database schema up to date
+  devnet                                           local chains for the wallet rails: prints one JSON line
+                                                   (env, evm) when ready, runs until SIGTERM
 
 The database comes from DATABASE_URL (default: the SQLite file under DATA_DIR), as for the server.`;
 
@@ -122,6 +124,10 @@ export async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
     console.error(USAGE);
     return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === 'devnet') {
+    const { runDevnet } = await import('./devnet/command.js');
+    return runDevnet();
   }
   let db: Db | undefined;
   try {

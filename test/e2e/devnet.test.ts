@@ -1,0 +1,84 @@
+// `npx kasir devnet` as a newcomer uses it: start it, read its one JSON line, start kasir with that env, pay a
+// call with @x402/fetch, stop it with SIGTERM.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { x402Client } from '@x402/core/client';
+import { toClientEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devnetChain, erc20BalanceOf } from '../../src/devnet/evm.js';
+import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface DevnetLine {
+  env: Record<string, string>;
+  evm: {
+    rpcUrl: string;
+    network: string;
+    chainId: number;
+    asset: `0x${string}`;
+    payTo: `0x${string}`;
+    payer: { address: `0x${string}`; privateKey: `0x${string}` };
+  };
+}
+
+describe('npx kasir devnet', () => {
+  let devnet: ChildProcess | undefined;
+  let kasir: PaidKasir | undefined;
+  afterAll(async () => {
+    await kasir?.stop();
+    if (devnet && devnet.exitCode === null) devnet.kill('SIGKILL');
+  });
+
+  it('prints one JSON line with what kasir and a payer need, and a call is paid on it', async () => {
+    devnet = spawn(process.execPath, [path.join(root, 'bin/kasir.js'), 'devnet'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const [first] = (await once(
+      createInterface({ input: devnet.stdout as NodeJS.ReadableStream }),
+      'line',
+    )) as [string];
+    const line = JSON.parse(first) as DevnetLine;
+    expect(line.evm.network).toBe(`eip155:${line.evm.chainId}`);
+    expect(line.env.X402_BASE_RPC_URL).toBe(line.evm.rpcUrl);
+
+    kasir = await startPaidKasir('sqlite', line.env);
+    const app = kasir.app;
+    const publicClient = createPublicClient({
+      chain: devnetChain(line.evm.chainId, line.evm.rpcUrl),
+      transport: http(line.evm.rpcUrl),
+    });
+    const client = registerExactEvmScheme(new x402Client().setSpendControls(false), {
+      signer: toClientEvmSigner(privateKeyToAccount(line.evm.payer.privateKey), publicClient),
+    });
+    const payingFetch = wrapFetchWithPayment(async (input, init) => app.request(input as Request, init), client);
+    const before = await erc20BalanceOf(line.evm.rpcUrl, line.evm.asset, line.evm.payer.address);
+    const { model: _m, ...body } = chatBody('openai/gpt-4.1-mini', 'Hello from the devnet');
+    const res = await payingFetch('http://kasir.test/x402/openai/gpt-4.1-mini', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as { costMicroUsd: number };
+    const settled = decodePaymentResponseHeader(res.headers.get('payment-response') as string);
+    expect(settled.success).toBe(true);
+    const after = await erc20BalanceOf(line.evm.rpcUrl, line.evm.asset, line.evm.payer.address);
+    expect(before - after).toBe(BigInt(json.costMicroUsd));
+    expect(await erc20BalanceOf(line.evm.rpcUrl, line.evm.asset, line.evm.payTo)).toBe(
+      BigInt(json.costMicroUsd),
+    );
+
+    devnet.kill('SIGTERM');
+    const [code] = (await once(devnet, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  }, 90_000);
+});
