@@ -130,6 +130,8 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const catalogQuote = memoQuote(deps.catalog, entry, input, checked.modelQuote);
   const { price } = sale;
   const quoteFor = price ? (pc: PriceClass) => price(catalogQuote(pc)) : catalogQuote;
+  // A route's own price may refuse the input (a generic route's flat price): said before anything else.
+  if (price) quoteFor('wallet');
   const req = new ExchangeRequest(x, deps.publicBaseUrl);
   sale.offer.preflight?.(input);
 

@@ -59,7 +59,10 @@ describe('npx kasir devnet', () => {
     const client = registerExactEvmScheme(new x402Client().setSpendControls(false), {
       signer: toClientEvmSigner(privateKeyToAccount(line.evm.payer.privateKey), publicClient),
     });
-    const payingFetch = wrapFetchWithPayment(async (input, init) => app.request(input as Request, init), client);
+    const payingFetch = wrapFetchWithPayment(
+      async (input, init) => app.request(input as Request, init),
+      client,
+    );
     const before = await erc20BalanceOf(line.evm.rpcUrl, line.evm.asset, line.evm.payer.address);
     const { model: _m, ...body } = chatBody('openai/gpt-4.1-mini', 'Hello from the devnet');
     const res = await payingFetch('http://kasir.test/x402/openai/gpt-4.1-mini', {

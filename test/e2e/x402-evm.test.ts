@@ -4,11 +4,11 @@
 
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EvmDevnetOptions, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { DB_TARGETS } from '../support/app.js';
 import { evmPayer } from '../support/evm-payer.js';
-import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 import { describeWalletRail, paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
 
@@ -78,4 +78,77 @@ describe.runIf(postgresUp)('x402 with two instances on one PostgreSQL', () => {
       await pg.drop();
     }
   }, 60_000);
+});
+
+describe('x402 routes and /v1/* (Base, SQLite)', () => {
+  let fx: WalletFixture;
+  let kasir: PaidKasir;
+  beforeAll(async () => {
+    fx = await evmFixture('BASE', {});
+    kasir = await startPaidKasir('sqlite', fx.env);
+  }, 60_000);
+  afterAll(async () => {
+    await kasir?.stop();
+    await fx?.close();
+  });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    kasir.app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const errorOf = async (res: Response) =>
+    ((await res.json()) as { error: { code: string; message: string } }).error;
+
+  it('lets an x402 client pay any /v1/* route: its 402 carries PAYMENT-REQUIRED beside the other rails', async () => {
+    const body = chatBody('openai/gpt-4.1-mini', 'Paid on /v1');
+    const unpaid = await post('/v1/chat/completions', body);
+    expect(unpaid.status).toBe(402);
+    const json = (await unpaid.clone().json()) as { error: { details: { rails: Array<{ rail: string }> } } };
+    expect(json.error.details.rails.map((r) => r.rail)).toEqual(['prepaid', 'x402']);
+    const [requirements] = paymentRequiredOf(unpaid).accepts;
+    const before = await fx.payerBalance();
+    const paid = await post('/v1/chat/completions', body, {
+      'payment-signature': encodePaymentSignatureHeader(await fx.pay(requirements as PaymentRequirements)),
+    });
+    expect(paid.status).toBe(200);
+    const completion = (await paid.json()) as { object: string; costMicroUsd: number };
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.costMicroUsd).toBe(kasir.quote(body));
+    expect(before - (await fx.payerBalance())).toBe(BigInt(completion.costMicroUsd));
+    expect(paid.headers.get('payment-response')).toBeTruthy();
+  });
+
+  it('answers 503 before any challenge for a model this server cannot run, and 404 for an unknown one', async () => {
+    const notRunnable = await post('/x402/black-forest-labs/flux-dev', { prompt: 'a cat' });
+    expect(notRunnable.status).toBe(503);
+    expect(notRunnable.headers.get('payment-required')).toBeNull();
+    expect((await post('/x402/no-such/model', {})).status).toBe(404);
+    expect((await post('/x402/tools/no-such-tool', {})).status).toBe(404);
+  });
+
+  it('refuses streaming on the per-model route, pointing to /v1/chat/completions', async () => {
+    const res = await post('/x402/openai/gpt-4.1-mini', {
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toContain('stream');
+  });
+
+  it('refuses, before any payment, a generic-route model that costs more than the flat price', async () => {
+    const pricier = await post('/x402/images', { model: 'openai/gpt-image-1', prompt: 'a cat' });
+    expect(pricier.status).toBe(400);
+    const error = await errorOf(pricier);
+    expect(error.message).toContain('/x402/openai/gpt-image-1');
+    expect(error.message).toContain('/v1/infer');
+    // The default speech model, but a larger input than the flat price covers.
+    const speech = await post('/x402/speech', { input: 'halo '.repeat(800), voice: 'alloy' });
+    expect(speech.status).toBe(400);
+    expect((await errorOf(speech)).message).toContain('flat 14000');
+    const wrongKind = await post('/x402/images', { model: 'openai/tts-1', input: 'halo' });
+    expect(wrongKind.status).toBe(400);
+    // The default model, at a default size, is within the flat price; it cannot run on this server yet.
+    expect((await post('/x402/images', { prompt: 'a cat' })).status).toBe(503);
+  });
 });
