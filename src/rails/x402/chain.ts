@@ -45,3 +45,14 @@ export function memoRetry<T>(read: () => Promise<T>): () => Promise<T> {
     return pending;
   };
 }
+
+/** A Map that forgets everything once it holds `max` entries (the entries are cheap to rebuild). */
+export class BoundedCache<T> extends Map<string, T> {
+  constructor(private readonly max: number) {
+    super();
+  }
+  override set(key: string, value: T): this {
+    if (this.size >= this.max) this.clear();
+    return super.set(key, value);
+  }
+}

@@ -8,8 +8,17 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
-import { createPublicClient, createWalletClient, defineChain, http, parseAbi, publicActions } from 'viem';
+import {
+  createNonceManager,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  publicActions,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { jsonRpc } from 'viem/nonce';
 import type { X402ChainConfig } from '../../config-x402.js';
 import { type AcceptedAsset, type Chain, localFacilitator, memoRetry } from './chain.js';
 
@@ -67,7 +76,10 @@ export function openEvmChain(config: X402ChainConfig): Chain {
   if (config.facilitatorUrl) {
     facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl });
   } else {
-    const account = privateKeyToAccount(config.signerKey as `0x${string}`);
+    // Settlements run concurrently: the nonce manager hands each of this signer's transactions its own nonce.
+    const account = privateKeyToAccount(config.signerKey as `0x${string}`, {
+      nonceManager: createNonceManager({ source: jsonRpc() }),
+    });
     const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);
     const signer = toFacilitatorEvmSigner({
       address: account.address,

@@ -23,11 +23,20 @@ import {
   walletPaymentState,
 } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
-import type { Authorization, Payer, Pricing, Rail, RailReceipt, UsageFacts } from '../types.js';
+import type {
+  Authorization,
+  PaidRequest,
+  Payer,
+  Pricing,
+  Rail,
+  RailChallenge,
+  RailReceipt,
+  UsageFacts,
+} from '../types.js';
 import { PaymentRefusal } from '../types.js';
 import { usageRow } from '../usage.js';
 import { baseUnits } from './amounts.js';
-import { type Chain, memoRetry } from './chain.js';
+import { BoundedCache, type Chain, memoRetry } from './chain.js';
 import { bazaarExtension } from './discovery.js';
 import { claimedPayer, paymentIdentity } from './identity.js';
 
@@ -71,10 +80,19 @@ export function createX402Rail(deps: X402RailDeps): Rail {
   }
   const ready = memoRetry(() => server.initialize());
 
-  /** Every accepted (chain, asset) at the quote, for the route's family; a chain that cannot be read is skipped. */
+  /**
+   * Every accepted (chain, asset) at the quote, for the route's family; a chain that cannot be read is skipped
+   * (and that answer not remembered). Remembered per family and amount: agents repeat their calls, and a 402 must
+   * cost less than the paid call it precedes.
+   */
+  const offeredCache = new BoundedCache<Offered[]>(1000);
   async function offered(pricing: Pricing, path: string): Promise<Offered[]> {
-    await ready();
     const family = familyOf(path);
+    const key = `${family}|${pricing.quote.costMicroUsd}`;
+    const known = offeredCache.get(key);
+    if (known) return known;
+    await ready();
+    let complete = true;
     const out: Offered[] = [];
     for (const chain of chains) {
       if (family && chain.config.family !== family) continue;
@@ -83,6 +101,7 @@ export function createX402Rail(deps: X402RailDeps): Rail {
         assets = await chain.assets();
       } catch (err) {
         log.error({ err, network: chain.config.network }, 'x402: cannot read the accepted assets');
+        complete = false;
         continue;
       }
       for (const asset of assets) {
@@ -100,14 +119,46 @@ export function createX402Rail(deps: X402RailDeps): Rail {
         if (requirements) out.push({ chain, requirements });
       }
     }
+    if (complete) offeredCache.set(key, out);
     return out;
   }
+  /** Challenges without a refusal, per resource and quote (the same reasoning). */
+  const challengeCache = new BoundedCache<RailChallenge | null>(1000);
 
   const refuse = (
     code: ConstructorParameters<typeof PaymentRefusal>[0],
     message: string,
     details?: unknown,
   ) => new PaymentRefusal(code, message, details);
+
+  async function buildChallenge(
+    pricing: Pricing,
+    req: PaidRequest,
+    refusal?: PaymentRefusal,
+  ): Promise<RailChallenge | null> {
+    const options = await offered(pricing, req.path);
+    if (options.length === 0) return null;
+    const requirements = options.map((o) => o.requirements);
+    const paymentRequired = await server.createPaymentRequiredResponse(
+      requirements,
+      { url: req.resourceUrl, description: pricing.description, mimeType: 'application/json' },
+      refusal?.message ?? 'Payment required',
+      pricing.inputSchema ? bazaarExtension(pricing.offerId, pricing.inputSchema) : undefined,
+    );
+    return {
+      headers: [['PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired)]],
+      body: {
+        rail: 'x402',
+        how: 'Pay with an x402 v2 client: sign one of the PAYMENT-REQUIRED options and repeat this request with a PAYMENT-SIGNATURE header. Settled only on success.',
+        accepts: requirements.map((r) => ({
+          network: r.network,
+          asset: r.asset,
+          amount: r.amount,
+          pay_to: r.payTo,
+        })),
+      },
+    };
+  }
 
   const replayed = () => refuse('payment_replayed', 'this payment has already paid for a call');
 
@@ -265,28 +316,11 @@ export function createX402Rail(deps: X402RailDeps): Rail {
     },
 
     async challenge(pricing, req, refusal) {
-      const options = await offered(pricing, req.path);
-      if (options.length === 0) return null;
-      const requirements = options.map((o) => o.requirements);
-      const paymentRequired = await server.createPaymentRequiredResponse(
-        requirements,
-        { url: req.resourceUrl, description: pricing.description, mimeType: 'application/json' },
-        refusal?.message ?? 'Payment required',
-        pricing.inputSchema ? bazaarExtension(pricing.offerId, pricing.inputSchema) : undefined,
-      );
-      return {
-        headers: [['PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired)]],
-        body: {
-          rail: 'x402',
-          how: 'Pay with an x402 v2 client: sign one of the PAYMENT-REQUIRED options and repeat this request with a PAYMENT-SIGNATURE header. Settled only on success.',
-          accepts: requirements.map((r) => ({
-            network: r.network,
-            asset: r.asset,
-            amount: r.amount,
-            pay_to: r.payTo,
-          })),
-        },
-      };
+      const key = `${req.resourceUrl}|${pricing.offerId}|${pricing.quote.costMicroUsd}`;
+      if (!refusal && challengeCache.has(key)) return challengeCache.get(key) ?? null;
+      const built = await buildChallenge(pricing, req, refusal);
+      if (!refusal) challengeCache.set(key, built);
+      return built;
     },
 
     describe(baseUrl) {
