@@ -63,7 +63,13 @@ export function createApp(deps: Deps): LaneApp {
     baseUrl: deps.config.publicBaseUrl,
     rails: deps.rails.all().map((r) => r.describe(deps.config.publicBaseUrl)),
     catalog: catalogFacts(deps.catalog),
-    x402Resources: [],
+    // The wallet routes of every model and tool that can run here, once the x402 rail is on.
+    x402Resources: deps.rails.all().some((r) => r.id === 'x402')
+      ? deps.catalog
+          .entries()
+          .filter((e) => deps.offers.available(e))
+          .map((e) => (e.kind === 'tool' ? `/x402/tools/${e.id}` : `/x402/${e.id}`))
+      : [],
   }));
 
   app.notFound((c) =>
