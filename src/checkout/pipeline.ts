@@ -245,10 +245,11 @@ class PaidCall {
     this.count('charged');
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
-    // The charge is recorded right before the answer is written (in one synchronous run of code), so a process
-    // that dies at any instant has charged exactly the answers that left.
+    const response = sendJson(this.x, 200, body, receipt.headers);
+    // Recorded in the same synchronous run as the write that hands the answer to the operating system (see
+    // RailReceipt.commit).
     receipt.commit?.();
-    return sendJson(this.x, 200, body, receipt.headers);
+    return response;
   }
 
   /**
@@ -349,9 +350,10 @@ class PaidCall {
       try {
         receipt = await this.settle(this.usage(200, null));
       } catch (err) {
-        // The frames were delivered, but the payment did not settle: the stream ends with the refusal.
-        const body = err instanceof ApiError ? err.toBody() : { error: { code: 'internal_error' } };
-        sink.end(Buffer.from(`event: error\ndata: ${JSON.stringify(body)}\n\n`));
+        // The frames were delivered, but the wallet payment did not settle: the stream ends with the refusal.
+        // Anything else (the database down, say) is the pump's failure to log.
+        if (!(err instanceof ApiError)) throw err;
+        sink.end(Buffer.from(`event: error\ndata: ${JSON.stringify(err.toBody())}\n\n`));
         return;
       }
       this.count('charged');
@@ -362,8 +364,8 @@ class PaidCall {
       sent?.push(tail);
       // Stored before the caller sees the end, so an immediate retry with the same key replays it.
       await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
-      receipt.commit?.();
       sink.end(tail);
+      receipt.commit?.();
       return;
     }
 

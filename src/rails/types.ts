@@ -63,9 +63,11 @@ export interface RailReceipt {
   headers: Record<string, string>;
   receipt: Record<string, unknown>;
   /**
-   * Of a capture whose charge is made durable apart from it: the checkout calls this right before the answer's
-   * last bytes are written, so that a process that dies first has charged nothing, and one that dies after has
-   * recorded the charge (see ledger/charge-journal.ts).
+   * Of a capture whose charge is made durable apart from it: the checkout calls this right after the call that
+   * hands the answer's last bytes to the operating system, in the same synchronous run of code, so a process that
+   * dies before it has charged nothing and one that dies after has recorded the charge (ledger/charge-journal.ts).
+   * After, not before: the journal's write(2) can wait on a busy disk, and a process killed while it waits must
+   * not have charged an answer it never sent; what is left is the few microseconds between the two writes.
    */
   commit?: () => void;
 }

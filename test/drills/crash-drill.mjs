@@ -126,6 +126,18 @@ async function ledgerState(db, accountIds) {
   return { charged, spent };
 }
 
+/** For a round that does not balance: the charged calls the drill did not see delivered, and what it saw of them. */
+async function explain(db, seen) {
+  const rows = await db.kysely
+    .selectFrom('usage_records')
+    .select(['request_id', 'http_status', 'error_code', 'created_at'])
+    .where('status', '=', 'charged')
+    .execute();
+  return rows
+    .filter((r) => !seen.get(r.request_id)?.delivered)
+    .map((r) => ({ ...r, client: seen.get(r.request_id) ?? 'never sent by the drill' }));
+}
+
 /** The receipt of a complete 200 answer: its id and cost, or null when the answer did not arrive whole. */
 function receiptOf(text, streamed) {
   if (streamed) {
@@ -139,7 +151,7 @@ function receiptOf(text, streamed) {
 }
 
 /** Sends paid calls to one instance from `connections` loops until stopped; records every delivered answer. */
-function loadOn(instance, keys, connections, delivered, stats) {
+function loadOn(instance, keys, connections, delivered, stats, seen) {
   let running = true;
   const dispatcher = new Agent({ connections, keepAliveTimeout: 10_000 });
   const loop = async () => {
@@ -152,22 +164,43 @@ function loadOn(instance, keys, connections, delivered, stats) {
         max_tokens: between(16, 256),
         ...(streamed ? { stream: true } : {}),
       });
+      // Named, so that a call charged but not delivered can be told apart afterwards (see `explain`).
+      const requestId = `drill-${++stats.sent}`;
+      const outcome = { streamed, status: 0, bytes: 0, error: null, delivered: false };
+      seen.set(requestId, outcome);
       try {
         const res = await request(`${instance.url}/v1/chat/completions`, {
           method: 'POST',
           body,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${key}`,
+            'x-request-id': requestId,
+          },
           dispatcher,
         });
-        const text = await res.body.text();
+        outcome.status = res.statusCode;
+        const chunks = [];
+        try {
+          for await (const chunk of res.body) {
+            chunks.push(chunk);
+            outcome.bytes += chunk.length;
+          }
+        } catch (err) {
+          outcome.tail = Buffer.concat(chunks).toString('utf8').slice(-160);
+          throw err;
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
         if (res.statusCode !== 200) {
           stats.refused++;
           continue;
         }
         const receipt = receiptOf(text, streamed);
         if (receipt) delivered.set(receipt.id, receipt.cost);
-      } catch {
+        outcome.delivered = receipt !== null;
+      } catch (err) {
         // The instance died under the call (or is down): nothing was delivered.
+        outcome.error = String(err?.code ?? err?.message ?? err);
         stats.failed++;
         await sleep(10);
       }
@@ -228,10 +261,11 @@ export async function runCrashDrill({
     for (let i = 0; i < count; i++) instances.push(await start(i));
 
     const delivered = new Map();
-    const stats = { refused: 0, failed: 0 };
+    const stats = { sent: 0, refused: 0, failed: 0 };
+    const seen = new Map();
     const rows = [];
     for (let round = 1; round <= rounds; round++) {
-      const loads = instances.map((inst) => loadOn(inst, seeded.keys, connections, delivered, stats));
+      const loads = instances.map((inst) => loadOn(inst, seeded.keys, connections, delivered, stats, seen));
       await sleep(between(400, 1500));
       const victim = between(0, count);
       const dead = instances[victim];
@@ -243,7 +277,7 @@ export async function runCrashDrill({
       await loads[victim].stop();
       await sleep(between(100, 500)); // the other instance keeps serving
       instances[victim] = await start(victim); // replays the dead one's journal before it listens
-      loads[victim] = loadOn(instances[victim], seeded.keys, connections, delivered, stats);
+      loads[victim] = loadOn(instances[victim], seeded.keys, connections, delivered, stats, seen);
       await sleep(between(200, 600));
       await Promise.all(loads.map((l) => l.stop()));
       await sleep(300); // live instances write their last batch within 20 ms
@@ -262,12 +296,14 @@ export async function runCrashDrill({
         spentMicroUsd: ledger.spent,
         equal: missing.length === 0 && extra.length === 0 && deliveredCost === ledger.spent,
       };
+      if (!row.equal) row.unexplained = await explain(seeded.db, seen);
       rows.push(row);
       log(
         `round ${round}: killed ${row.killed}; delivered ${row.delivered}, charged ${row.charged}, ` +
           `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered}, ` +
           `balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
       );
+      if (row.unexplained) log(`charged, not seen delivered: ${JSON.stringify(row.unexplained)}`);
     }
     log(`calls refused ${stats.refused}, failed in flight ${stats.failed}`);
     for (const inst of instances) {
