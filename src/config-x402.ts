@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 
-/** The route family a chain is sold on: /x402/* (Base, Solana), /a402/* (Algorand), /b402/* (BNB Smart Chain). */
-export type X402Family = 'x402' | 'a402' | 'b402';
+/** The route families a chain is sold on: /x402/* (Base, Solana), /a402/* (Algorand), /b402/* (BNB Smart Chain). */
+export const X402_FAMILIES = ['x402', 'a402', 'b402'] as const;
+export type X402Family = (typeof X402_FAMILIES)[number];
 export type ChainKind = 'evm' | 'svm' | 'avm';
 export type ChainId = 'base' | 'solana' | 'algorand' | 'bnb';
 

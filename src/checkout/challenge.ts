@@ -8,6 +8,14 @@ import { ApiError } from '../http/errors.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { PaidRequest, PaymentRefusal, Pricing } from '../rails/types.js';
 
+/** The offer and its price as the rails see them. */
+export const pricingOf = (entry: CatalogEntry, quote: Quote): Pricing => ({
+  offerId: entry.id,
+  description: entry.name,
+  quote,
+  inputSchema: entry.input,
+});
+
 export async function paymentRequired(
   rails: RailRegistry,
   entry: CatalogEntry,
@@ -18,14 +26,8 @@ export async function paymentRequired(
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   const accepted = rails.accepting(req.path);
   const offered = [];
-  const pricing = (quote: Quote): Pricing => ({
-    offerId: entry.id,
-    description: entry.name,
-    quote,
-    inputSchema: entry.input,
-  });
   const challenges = await Promise.all(
-    accepted.map((rail) => rail.challenge(pricing(quoteFor(rail.priceClass)), req, refusal)),
+    accepted.map((rail) => rail.challenge(pricingOf(entry, quoteFor(rail.priceClass)), req, refusal)),
   );
   for (const [i, challenge] of challenges.entries()) {
     if (!challenge) continue;

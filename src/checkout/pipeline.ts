@@ -14,13 +14,12 @@ import {
   type Authorization,
   type PaidRequest,
   PaymentRefusal,
-  type Pricing,
   type Rail,
   type RailReceipt,
   type UsageFacts,
 } from '../rails/types.js';
 import type { Db } from '../store/db.js';
-import { paymentRequired } from './challenge.js';
+import { paymentRequired, pricingOf } from './challenge.js';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -52,6 +51,8 @@ export interface Sale {
    * refusing with a 400 a call that would cost more). Absent: the catalog's quote.
    */
   price?: (quote: Quote) => Quote;
+  /** Answer with the offer's JSON result under `output` instead of spread beside the id and cost (wallet routes). */
+  nestOutput?: boolean;
 }
 
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
@@ -159,7 +160,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
     recordKey = start.recordKey;
   }
 
-  const pricing: Pricing = { offerId: entry.id, description: entry.name, quote, inputSchema: entry.input };
+  const pricing = pricingOf(entry, quote);
   // A payment the rail refuses (or fails to settle) is answered with a fresh 402 listing every rail again.
   const refused = (refusal: PaymentRefusal) => paymentRequired(deps.rails, entry, quoteFor, req, refusal);
   let auth: Authorization;
@@ -169,7 +170,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
     if (recordKey) await abandonIdempotent(deps.db, recordKey);
     throw err instanceof PaymentRefusal ? await refused(err) : err;
   }
-  const call = new PaidCall(x, deps, sale.offer, rail, auth, quote, recordKey, started, refused);
+  const call = new PaidCall(x, deps, sale, rail, auth, quote, recordKey, started, refused);
   return call.run(input);
 }
 
@@ -183,7 +184,7 @@ class PaidCall {
   constructor(
     private readonly x: Exchange,
     private readonly deps: CheckoutDeps,
-    private readonly offer: Offer,
+    private readonly sale: Sale,
     private readonly rail: Rail,
     private readonly auth: Authorization,
     private readonly quote: Quote,
@@ -195,7 +196,7 @@ class PaidCall {
   private usage(httpStatus: number, errorCode: string | null): UsageFacts {
     return {
       requestId: this.x.requestId,
-      offerId: this.offer.entry.id,
+      offerId: this.sale.offer.entry.id,
       quoteMicroUsd: this.quote.costMicroUsd,
       httpStatus,
       latencyMs: Math.round(performance.now() - this.started),
@@ -204,7 +205,7 @@ class PaidCall {
   }
 
   private count(outcome: 'charged' | 'voided') {
-    this.deps.metrics.paidCalls.inc({ offer: this.offer.entry.id, rail: this.rail.id, outcome });
+    this.deps.metrics.paidCalls.inc({ offer: this.sale.offer.entry.id, rail: this.rail.id, outcome });
   }
 
   /** Voids the authorization and returns the error to answer with, carrying the rail's headers. */
@@ -231,7 +232,7 @@ class PaidCall {
     this.x.onHangUp(() => this.abort.abort());
     let result: Awaited<ReturnType<Offer['run']>>;
     try {
-      result = await this.offer.run(input, {
+      result = await this.sale.offer.run(input, {
         signal: this.abort,
         requestId: this.x.requestId,
         quote: this.quote,
@@ -273,13 +274,14 @@ class PaidCall {
    * a spread would turn the object into a slow dictionary before it is serialised.
    */
   private stamped(result: Record<string, unknown>, receipt: RailReceipt): Record<string, unknown> {
-    const { entry } = this.offer;
+    const { entry } = this.sale.offer;
     const cost = this.quote.costMicroUsd;
     const out: Record<string, unknown> =
       entry.kind === 'tool'
         ? { tool: entry.id, costMicroUsd: cost }
         : { model: entry.id, costMicroUsd: cost };
-    Object.assign(out, result);
+    if (this.sale.nestOutput) out.output = result;
+    else Object.assign(out, result);
     if (entry.kind === 'tool') out.tool = entry.id;
     else out.model = entry.id;
     out.costMicroUsd = cost;

@@ -4,22 +4,12 @@
  * payment moves on its chain when it settles.
  */
 import type { Db } from '../store/db.js';
-import type { WalletPaymentState } from '../store/schema.js';
+import type { WalletPaymentState, WalletPaymentTable } from '../store/schema.js';
 import type { UsageInsert } from './books.js';
 import { nowIso } from './ids.js';
 
-export interface WalletPaymentFacts {
-  id: string;
-  rail: string;
-  network: string;
-  asset: string;
-  payer: string;
-  amount: string;
-  amountMicroUsd: number;
-  route: string;
-  offerId: string;
-  requestId: string;
-}
+/** What a lock records of a payment (the rest of its row is the lock's own state). */
+export type WalletPaymentFacts = Omit<WalletPaymentTable, 'state' | 'tx_id' | 'created_at' | 'settled_at'>;
 
 /**
  * Takes the payment's lock: 'locked' when this call now owns it, else the state of the call that does
@@ -32,32 +22,13 @@ export async function lockWalletPayment(
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.kysely
       .insertInto('wallet_payments')
-      .values({
-        id: p.id,
-        rail: p.rail,
-        network: p.network,
-        asset: p.asset,
-        payer: p.payer,
-        amount: p.amount,
-        amount_micro_usd: p.amountMicroUsd,
-        route: p.route,
-        offer_id: p.offerId,
-        request_id: p.requestId,
-        state: 'running',
-        tx_id: null,
-        created_at: nowIso(),
-        settled_at: null,
-      })
+      .values({ ...p, state: 'running', tx_id: null, created_at: nowIso(), settled_at: null })
       .onConflict((oc) => oc.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return 'locked';
-    const held = await db.kysely
-      .selectFrom('wallet_payments')
-      .select('state')
-      .where('id', '=', p.id)
-      .executeTakeFirst();
+    const held = await walletPaymentState(db, p.id);
     // Gone between the two statements: its call failed and let go of it; try again.
-    if (held) return held.state;
+    if (held) return held;
   }
   return 'running';
 }

@@ -1,4 +1,5 @@
 /** The rails enabled on this server, in the order a request's credential is matched against them. */
+import { X402_FAMILIES } from '../config-x402.js';
 import type { PaidRequest, Rail } from './types.js';
 
 export interface RailRegistry {
@@ -14,9 +15,7 @@ export interface RailRegistry {
  * of them. A route family added later names its rails here, not in the checkout.
  */
 export const ROUTE_RAILS: ReadonlyArray<readonly [prefix: string, rails: readonly string[] | '*']> = [
-  ['/x402/', ['x402']],
-  ['/a402/', ['x402']],
-  ['/b402/', ['x402']],
+  ...X402_FAMILIES.map((family) => [`/${family}/`, ['x402']] as const),
   ['/', '*'],
 ];
 

@@ -8,8 +8,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { CatalogEntry, Quote } from '../catalog/types.js';
-import type { Offer } from '../checkout/offer.js';
 import { type CheckoutDeps, type Sale, sell } from '../checkout/pipeline.js';
+import { X402_FAMILIES, type X402Family } from '../config-x402.js';
 import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
@@ -44,8 +44,7 @@ export const GENERIC_ROUTES = {
   },
 } as const satisfies Record<string, GenericRoute>;
 
-const FAMILIES = ['x402', 'a402', 'b402'] as const;
-const FAMILY_SUMMARY: Record<(typeof FAMILIES)[number], string> = {
+const FAMILY_SUMMARY: Record<X402Family, string> = {
   x402: 'One model, paid per call with x402 (USDC on Base or Solana)',
   a402: 'One model, paid per call with x402 on Algorand (USDC, gasless)',
   b402: 'One model, paid per call with x402 on BNB Smart Chain (gasless stablecoins)',
@@ -78,19 +77,6 @@ function docs(path: string, params: string[], summary: string) {
   });
 }
 
-/** An offer whose JSON result is nested under `output` (never spread), as the wallet routes answer. */
-function nestedOffer(offer: Offer): Offer {
-  return {
-    entry: offer.entry,
-    preflight: (input) => offer.preflight?.(input),
-    async run(input, ctx) {
-      const result = await offer.run(input, ctx);
-      if (result.kind !== 'json') throw new ApiError('internal_error', 'a wallet route got a stream');
-      return { kind: 'json', body: { output: result.body } };
-    },
-  };
-}
-
 /** The flat price of a generic route, refusing (400, before any payment) a call that would cost more. */
 function flatPrice(route: keyof typeof GENERIC_ROUTES, entry: CatalogEntry) {
   const { flatMicroUsd } = GENERIC_ROUTES[route];
@@ -107,23 +93,23 @@ function flatPrice(route: keyof typeof GENERIC_ROUTES, entry: CatalogEntry) {
 }
 
 export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
-  const nested = new Map<string, Offer>();
-  const offerFor = (entry: CatalogEntry) => {
-    let offer = nested.get(entry.id);
-    if (!offer) {
-      offer = nestedOffer(deps.offers.offerFor(entry));
-      nested.set(entry.id, offer);
-    }
-    return offer;
-  };
-
-  /** A route that sells what `pick` finds in its body; `read` turns the raw body into the sale. */
+  /**
+   * A wallet route: `pick` works out the entry and its input from the path and the parsed body; the answer nests
+   * the result under `output`.
+   */
   const selling =
-    (pick: (x: Exchange, body: Record<string, unknown>, raw: Buffer) => Sale) => (c: Context<AppEnv>) => {
+    (
+      pick: (
+        x: Exchange,
+        body: Record<string, unknown>,
+      ) => Pick<Sale, 'input' | 'price'> & { entry: CatalogEntry },
+    ) =>
+    (c: Context<AppEnv>) => {
       const x = exchangeOf(c);
       return sell(x, checkoutDeps, async () => {
         const raw = await x.readBody(BODY_LIMITS.chat);
-        return pick(x, parseJsonBody(raw), raw);
+        const { entry, ...picked } = pick(x, parseJsonBody(raw));
+        return { offer: deps.offers.offerFor(entry), rawBody: raw, nestOutput: true, ...picked };
       });
     };
 
@@ -134,13 +120,13 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
     app.openAPIRegistry.registerPath(docs(path, [], route.summary));
     app.post(
       path,
-      selling((_x, body, raw) => {
+      selling((_x, body) => {
         const entry = resolveEntry(deps.catalog, body.model ?? route.defaultModel);
         if (entry.kind !== 'model' || entry.category !== route.category) {
           throw invalidInput([{ field: 'model', message: `${entry.id} is not a ${route.category} model` }]);
         }
         const { model: _model, ...input } = body;
-        return { offer: offerFor(entry), input, rawBody: raw, price: flatPrice(name, entry) };
+        return { entry, input, price: flatPrice(name, entry) };
       }),
     );
   }
@@ -148,20 +134,20 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
   app.openAPIRegistry.registerPath(docs('/x402/tools/{name}', ['name'], 'A paid tool at its wallet price'));
   app.post(
     '/x402/tools/:name',
-    selling((x, body, raw) => {
+    selling((x, body) => {
       const name = decodeURIComponent(x.path.slice('/x402/tools/'.length));
       const entry = resolveEntry(deps.catalog, name, 'tool');
       if (entry.kind !== 'tool') throw new ApiError('not_found', `no tool ${name}: see GET /v1/tools`);
-      return { offer: offerFor(entry), input: body, rawBody: raw };
+      return { entry, input: body };
     }),
   );
 
-  for (const family of FAMILIES) {
+  for (const family of X402_FAMILIES) {
     const prefix = `/${family}/`;
     app.openAPIRegistry.registerPath(docs(`${prefix}{model}`, ['model'], FAMILY_SUMMARY[family]));
     app.post(
       `${prefix}:model{.+}`,
-      selling((x, body, raw) => {
+      selling((x, body) => {
         const entry = resolveEntry(deps.catalog, decodeURIComponent(x.path.slice(prefix.length)));
         if (entry.kind === 'model' && entry.category === 'chat') {
           if (body.stream === true) {
@@ -174,9 +160,9 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
             ]);
           }
           // The chat input names its model; the path already does.
-          return { offer: offerFor(entry), input: { ...body, model: entry.id }, rawBody: raw };
+          return { entry, input: { ...body, model: entry.id } };
         }
-        return { offer: offerFor(entry), input: body, rawBody: raw };
+        return { entry, input: body };
       }),
     );
   }

@@ -119,6 +119,30 @@ describe('x402 routes and /v1/* (Base, SQLite)', () => {
     expect(paid.headers.get('payment-response')).toBeTruthy();
   });
 
+  it('replays an Idempotency-Key result to the same payment only, never to another payload claiming its payer', async () => {
+    const body = { messages: [{ role: 'user', content: 'Once, with a key' }], max_tokens: 16 };
+    const [requirements] = paymentRequiredOf(await post('/x402/openai/gpt-4.1-mini', body)).accepts;
+    const payment = await fx.pay(requirements as PaymentRequirements);
+    const headers = {
+      'idempotency-key': 'wallet-key-1',
+      'payment-signature': encodePaymentSignatureHeader(payment),
+    };
+    const first = await post('/x402/openai/gpt-4.1-mini', body, headers);
+    expect(first.status).toBe(200);
+    const again = await post('/x402/openai/gpt-4.1-mini', body, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+    // The same key and body with a payload that merely names the same payer: no stored result for it.
+    const forged = { ...payment, payload: { ...payment.payload, signature: `0x${'11'.repeat(65)}` } };
+    const stranger = await post('/x402/openai/gpt-4.1-mini', body, {
+      'idempotency-key': 'wallet-key-1',
+      'payment-signature': encodePaymentSignatureHeader(forged as typeof payment),
+    });
+    expect(stranger.status).toBe(402);
+    expect(stranger.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('answers 503 before any challenge for a model this server cannot run, and 404 for an unknown one', async () => {
     const notRunnable = await post('/x402/black-forest-labs/flux-dev', { prompt: 'a cat' });
     expect(notRunnable.status).toBe(503);

@@ -45,13 +45,20 @@ export function paymentRequiredOf(res: Response): PaymentRequired {
   return decodePaymentRequiredHeader(header as string);
 }
 
-export function describeWalletRail(
+/** What a chain's own tests get from the suite: a paid call on its route, made with the fixture's real client. */
+export interface WalletCalls {
+  /** Asks for the 402, pays it with `fx.pay` and sends the call again; returns the paid answer. */
+  paidCall(text: string): Promise<Response>;
+}
+
+export function describeWalletRail<F extends WalletFixture>(
   name: string,
   target: DbTarget,
-  makeFixture: () => Promise<WalletFixture>,
+  makeFixture: () => Promise<F>,
+  chainTests?: (fixture: () => F, calls: WalletCalls) => void,
 ) {
   describe(`x402 on ${name} (${target})`, () => {
-    let fx: WalletFixture;
+    let fx: F;
     let kasir: PaidKasir;
     beforeAll(async () => {
       fx = await makeFixture();
@@ -212,6 +219,14 @@ export function describeWalletRail(
       expect(kasir.openai.requests.length).toBe(calls + 1);
       const quote = kasir.quote({ ...b, model: MODEL });
       expect(await fx.payerBalance()).toBe(payerBefore - baseUnitsOf(quote, fx.decimals));
+    });
+
+    chainTests?.(() => fx, {
+      async paidCall(text) {
+        const b = body(text);
+        const payment = await fx.pay(await requirementsFor(b));
+        return post(b, { 'payment-signature': signature(payment) });
+      },
     });
   });
 }

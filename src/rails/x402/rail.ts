@@ -6,6 +6,7 @@
  * transaction formats are @x402/*'s; this file decides what is accepted where and keeps the books.
  */
 
+import { createHash } from 'node:crypto';
 import {
   decodePaymentSignatureHeader,
   encodePaymentRequiredHeader,
@@ -13,7 +14,7 @@ import {
 } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import type { X402Config, X402Family } from '../../config-x402.js';
+import { X402_FAMILIES, type X402Config, type X402Family } from '../../config-x402.js';
 import type { Logger } from '../../http/logger.js';
 import {
   lockWalletPayment,
@@ -42,12 +43,10 @@ import { claimedPayer, paymentIdentity } from './identity.js';
 
 export const PAYMENT_SIGNATURE = 'payment-signature';
 
-/** The route family of a path: its first segment for the per-chain families, every chain on any other route. */
+/** The route family of a path (its first segment), or null on any other route, where every chain is accepted. */
 function familyOf(path: string): X402Family | null {
-  if (path.startsWith('/x402/')) return 'x402';
-  if (path.startsWith('/a402/')) return 'a402';
-  if (path.startsWith('/b402/')) return 'b402';
-  return null;
+  const first = path.split('/', 2)[1];
+  return X402_FAMILIES.find((f) => f === first) ?? null;
 }
 
 interface Detail {
@@ -239,14 +238,18 @@ export function createX402Rail(deps: X402RailDeps): Rail {
 
     // The payload is only read here; a bad one is refused by authorize(), whose refusal carries a fresh challenge.
     async identify(req) {
+      const header = req.header(PAYMENT_SIGNATURE) ?? '';
       const detail: Detail = { payload: null };
       try {
-        detail.payload = decodePaymentSignatureHeader(req.header(PAYMENT_SIGNATURE) ?? '');
+        detail.payload = decodePaymentSignatureHeader(header);
       } catch (err) {
         detail.unreadable = (err as Error).message;
       }
       const address = detail.payload ? claimedPayer(detail.payload) : null;
-      return { rail: 'x402', accountId: null, keyId: null, address, scope: address ?? 'anonymous', detail };
+      // Idempotency-Key replays are scoped to the payment itself: nothing here is verified yet (a payload can name
+      // any payer), and only the holder of this very payment may have its stored result again.
+      const scope = createHash('sha256').update(header).digest('hex');
+      return { rail: 'x402', accountId: null, keyId: null, address, scope, detail };
     },
 
     async authorize(payer, pricing, req) {
@@ -296,10 +299,10 @@ export function createX402Rail(deps: X402RailDeps): Rail {
         asset: chosen.requirements.asset,
         payer: address,
         amount: chosen.requirements.amount,
-        amountMicroUsd: pricing.quote.costMicroUsd,
+        amount_micro_usd: pricing.quote.costMicroUsd,
         route: req.path,
-        offerId: pricing.offerId,
-        requestId: req.requestId,
+        offer_id: pricing.offerId,
+        request_id: req.requestId,
       });
       if (lock === 'settled') throw replayed();
       if (lock === 'running') {
@@ -331,7 +334,9 @@ export function createX402Rail(deps: X402RailDeps): Rail {
           'Call any paid route without payment: the 402 carries a `PAYMENT-REQUIRED` header (x402 v2) listing the ' +
           'networks and assets accepted at the quote. Sign one with an x402 client and repeat the identical request ' +
           'with `PAYMENT-SIGNATURE`. The payment settles only when the call succeeds; the answer carries `PAYMENT-RESPONSE`.',
-        example: `npx @x402/fetch ... # or any x402 v2 client: POST ${baseUrl}/x402/<model>`,
+        example:
+          `curl -i ${baseUrl}/x402/openai/gpt-4.1-mini -H 'content-type: application/json' ` +
+          `-d '{"messages":[{"role":"user","content":"Halo"}]}'   # 402 + PAYMENT-REQUIRED; pay it with an x402 client such as @x402/fetch`,
       };
     },
   };
