@@ -1,12 +1,18 @@
 // Every paid route under arbitrary input (fast-check): arbitrary bodies and headers, and byte mutations of valid
 // requests, never get a 5xx or hang, and charge nothing unless answered 200; a 200 charges exactly its quote.
+// Valid requests pay with a funded key, or (wallet routes) with x402 on a local EVM chain.
+
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EvmDevnet, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS } from '../support/app.js';
+import { evmPayer } from '../support/evm-payer.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { PAID_ROUTES } from '../support/paid-routes.js';
+import { PAID_ROUTES, type PaidRouteCase } from '../support/paid-routes.js';
 
 const FUNDS = 1_000_000_000;
 /** An answer slower than this is a hang. */
@@ -41,6 +47,10 @@ const headersArb = fc.record(
     ),
     'x-max-price': fc.oneof(fc.nat().map(String), printable),
     'idempotency-key': printable,
+    'payment-signature': fc.oneof(
+      printable,
+      printable.map((v) => Buffer.from(v).toString('base64')),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -89,17 +99,31 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   let server: RunningServer;
   let key: string;
   let accountId: string;
-  /** What 200 answers charged (replays of an Idempotency-Key charge nothing new). */
+  /** What 200 answers charged the key, and the wallet (replays of an Idempotency-Key charge nothing new). */
   let charged = 0;
+  let walletCharged = 0;
+  let devnet: EvmDevnet;
+  let payer: ReturnType<typeof evmPayer>;
+  let walletFunds: bigint;
 
   beforeAll(async () => {
-    kasir = await startPaidKasir(db);
+    devnet = await startEvmDevnet();
+    payer = evmPayer(devnet);
+    walletFunds = await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address);
+    kasir = await startPaidKasir(db, {
+      X402_BASE_NETWORK: devnet.network,
+      X402_BASE_RPC_URL: devnet.rpcUrl,
+      X402_BASE_ASSET: devnet.asset,
+      X402_BASE_PAY_TO: devnet.payTo,
+      X402_BASE_PRIVATE_KEY: devnet.facilitator.privateKey,
+    });
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
-  });
+  }, 60_000);
   afterAll(async () => {
-    await server.stop(1000);
-    await kasir.stop();
+    await server?.stop(1000);
+    await kasir?.stop();
+    await devnet?.stop();
   });
 
   async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
@@ -115,6 +139,22 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
   }
 
+  /** Sends a valid request, paid on the route's rail (x402: asks for the 402, pays it, sends it again). */
+  async function sendPaid(route: PaidRouteCase, body: Record<string, unknown>): Promise<Answer> {
+    const json = JSON.stringify(body);
+    if (route.rail !== 'x402') {
+      return send(route.path, json, { 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
+    }
+    const unpaid = await send(route.path, json, { 'content-type': 'application/json' });
+    expect(unpaid.status, unpaid.text.slice(0, 300)).toBe(402);
+    const [option] = decodePaymentRequiredHeader(String(unpaid.headers['payment-required'])).accepts;
+    const payment = await payer.pay(option as PaymentRequirements);
+    return send(route.path, json, {
+      'content-type': 'application/json',
+      'payment-signature': encodePaymentSignatureHeader(payment),
+    });
+  }
+
   /** What must hold of any answer: no 5xx; a refusal charges nothing; a 200 charges exactly `quote`. */
   function checkAnswer(answer: Answer, quoteOf: () => number): void {
     expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
@@ -126,19 +166,24 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     const quote = quoteOf();
     expect(statedCost(answer)).toBe(quote);
     if (chargedHeader !== undefined) expect(chargedHeader).toBe(String(quote));
-    if (answer.headers['idempotent-replayed'] !== 'true' && chargedHeader !== undefined) charged += quote;
+    if (answer.headers['idempotent-replayed'] === 'true') return;
+    if (chargedHeader !== undefined) charged += quote;
+    if (answer.headers['payment-response'] !== undefined) walletCharged += quote;
   }
 
   for (const route of PAID_ROUTES) {
+    /** The quote of a body read only once it was answered 200 (a refused one may not even be JSON). */
+    const quoteOf = (read: () => unknown) => () =>
+      kasir.quote((route.quoted ?? ((b) => b))(read() as Record<string, unknown>));
     it(`${route.path}: valid requests are answered 200 and charged exactly their quote`, async () => {
       await fc.assert(
         fc.asyncProperty(route.valid, async (body) => {
-          const answer = await send(route.path, JSON.stringify(body), {
-            'content-type': 'application/json',
-            authorization: `Bearer ${KEY}`,
-          });
+          const answer = await sendPaid(route, body);
           expect(answer.status, answer.text.slice(0, 300)).toBe(200);
-          checkAnswer(answer, () => kasir.quote(body));
+          checkAnswer(
+            answer,
+            quoteOf(() => body),
+          );
         }),
         { numRuns: 60 },
       );
@@ -148,7 +193,10 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
       await fc.assert(
         fc.asyncProperty(anyBody, headersArb, async (body, headers) => {
           const answer = await send(route.path, body, headers);
-          checkAnswer(answer, () => kasir.quote(JSON.parse(String(body))));
+          checkAnswer(
+            answer,
+            quoteOf(() => JSON.parse(String(body))),
+          );
         }),
         { numRuns: 200 },
       );
@@ -159,14 +207,22 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
         fc.asyncProperty(route.valid, mutationsArb, headersArb, async (body, mutations, headers) => {
           const bytes = mutate(Buffer.from(JSON.stringify(body)), mutations);
           const answer = await send(route.path, bytes, headers);
-          checkAnswer(answer, () => kasir.quote(JSON.parse(bytes.toString('utf8'))));
+          checkAnswer(
+            answer,
+            quoteOf(() => JSON.parse(bytes.toString('utf8'))),
+          );
         }),
         { numRuns: 200 },
       );
     });
   }
 
-  it('leaves the account holding exactly its funds less what the 200 answers charged, nothing held', async () => {
+  it('leaves the account and the wallet holding exactly their funds less what the 200 answers charged', async () => {
+    expect(walletCharged).toBeGreaterThan(0);
+    // USDC's 6 decimals: base units are micro-USD.
+    expect(await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address)).toBe(
+      walletFunds - BigInt(walletCharged),
+    );
     expect(charged).toBeGreaterThan(0);
     expect(await kasir.balance(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
     expect(await kasir.ledger(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });

@@ -9,6 +9,10 @@ export interface PaidRouteCase {
   path: string;
   /** Bodies the route must take (answer 200 and charge exactly their quote). */
   valid: fc.Arbitrary<Record<string, unknown>>;
+  /** How valid requests pay: with a funded key (the default), or an x402 payment on a local EVM chain. */
+  rail?: 'prepaid' | 'x402';
+  /** The request as the catalog quotes it, when the route names part of it in its path. Default: the body. */
+  quoted?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Chat models on each of the three upstream wire formats (all served by local fakes). */
@@ -40,4 +44,15 @@ const chatBody = fc.record(
   { requiredKeys: ['model', 'messages'] },
 );
 
-export const PAID_ROUTES: PaidRouteCase[] = [{ path: '/v1/chat/completions', valid: chatBody }];
+/** A wallet route's chat body: the model is in the path, and the answer is one JSON object (no stream). */
+const walletChatBody = chatBody.map(({ model: _model, stream: _stream, ...rest }) => rest);
+
+export const PAID_ROUTES: PaidRouteCase[] = [
+  { path: '/v1/chat/completions', valid: chatBody },
+  {
+    path: '/x402/openai/gpt-4.1-mini',
+    valid: walletChatBody,
+    rail: 'x402',
+    quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
+  },
+];
