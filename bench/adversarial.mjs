@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { cleanupOnExit, kasirArgs, pinSelf, requireBuild, root, startNode } from './lib/harness.mjs';
+import { keyWith, startChatKasir } from './lib/funded-kasir.mjs';
+import { cleanupOnExit, pinSelf, requireBuild, root } from './lib/harness.mjs';
 
 requireBuild();
 const MB = 1024 * 1024;
 const PHASE_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 const MODEL = 'openai/gpt-4.1-mini';
-const ADMIN = 'bench-admin-token-0123456789';
 
 const chat = (content, extra = {}) =>
   JSON.stringify({ model: MODEL, messages: [{ role: 'user', content }], ...extra });
@@ -110,30 +110,8 @@ async function underAttack() {
   const children = [];
   cleanupOnExit(children);
   try {
-    const upstream = await startNode('fake upstream', ['bench/lib/fake-openai.mjs'], {}, 'load');
-    children.push(upstream);
-    const kasir = await startNode('kasir', kasirArgs(), {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      RATE_LIMIT_PER_MINUTE: '0',
-      ADMIN_TOKEN: ADMIN,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: `${upstream.url}/v1`,
-      LOG_LEVEL: 'warn',
-    });
-    children.push(kasir);
-    const admin = async (route, body) =>
-      (
-        await request(`${kasir.url}${route}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-      ).body.json();
-    const { account_id } = await admin('/v1/admin/accounts', {});
-    await admin(`/v1/admin/accounts/${account_id}/credit`, { amount_micro_usd: 1e12, reason: 'bench' });
-    const { key } = await admin(`/v1/admin/accounts/${account_id}/keys`, {});
+    const { kasir } = await startChatKasir(children, dataDir);
+    const key = await keyWith(kasir, 1e12);
 
     const paid = (seconds) =>
       autocannon({

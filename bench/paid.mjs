@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
+import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
 import {
   cleanupOnExit,
   header,
@@ -26,30 +27,9 @@ import { holdCaptureRate } from './lib/ledger-rate.mjs';
 
 requireBuild();
 pinSelf();
-const ADMIN = 'bench-admin-token-0123456789';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
 const children = [];
 cleanupOnExit(children);
-
-async function admin(kasir, route, body) {
-  const res = await request(`${kasir.url}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return res.body.json();
-}
-
-async function keyWith(kasir, microUsd) {
-  const { account_id } = await admin(kasir, '/v1/admin/accounts', { label: 'bench' });
-  if (microUsd > 0)
-    await admin(kasir, `/v1/admin/accounts/${account_id}/credit`, {
-      amount_micro_usd: microUsd,
-      reason: 'bench',
-    });
-  const { key } = await admin(kasir, `/v1/admin/accounts/${account_id}/keys`, {});
-  return key;
-}
 
 /**
  * Time to the first body byte and to the end, over `n` sequential streamed calls after `warmup` unmeasured ones

@@ -19,14 +19,14 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { cleanupOnExit, kasirArgs, requireBuild, root, startNode } from './lib/harness.mjs';
+import { keyWith, startChatKasir } from './lib/funded-kasir.mjs';
+import { cleanupOnExit, requireBuild, root } from './lib/harness.mjs';
 
 requireBuild();
-const { startEvmDevnet, devnetChain, devnetClient } = await import(
-  pathToFileURL(path.join(root, 'dist/devnet/evm.js')).href
-);
+const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
+const { startEvmDevnet, devnetChain, devnetClient } = await import(dist('devnet/evm.js'));
+const { kasirEnv } = await import(dist('devnet/command.js'));
 const CALLS = Number(process.env.BENCH_X402_CALLS ?? 200);
-const ADMIN = 'bench-admin-token-0123456789';
 
 const devnet = await startEvmDevnet({ payerFunds: 10n ** 15n });
 const children = [];
@@ -85,24 +85,7 @@ try {
 
   // Part 2: kasir.
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
-  const upstream = await startNode('fake upstream', ['bench/lib/fake-openai.mjs'], {}, 'load');
-  children.push(upstream);
-  const kasir = await startNode('kasir', kasirArgs(), {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '0',
-    ADMIN_TOKEN: ADMIN,
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `${upstream.url}/v1`,
-    LOG_LEVEL: 'warn',
-    X402_BASE_NETWORK: devnet.network,
-    X402_BASE_RPC_URL: devnet.rpcUrl,
-    X402_BASE_ASSET: devnet.asset,
-    X402_BASE_PAY_TO: devnet.payTo,
-    X402_BASE_PRIVATE_KEY: devnet.facilitator.privateKey,
-  });
-  children.push(kasir);
+  const { kasir } = await startChatKasir(children, dataDir, kasirEnv(devnet));
   const post = async (route, body, headers = {}) => {
     const res = await request(`${kasir.url}${route}`, {
       method: 'POST',
@@ -111,11 +94,7 @@ try {
     });
     return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   };
-  const admin = async (route, body) =>
-    JSON.parse((await post(route, body, { authorization: `Bearer ${ADMIN}` })).body);
-  const { account_id } = await admin('/v1/admin/accounts', {});
-  await admin(`/v1/admin/accounts/${account_id}/credit`, { amount_micro_usd: 1e12, reason: 'bench' });
-  const { key } = await admin(`/v1/admin/accounts/${account_id}/keys`, {});
+  const key = await keyWith(kasir, 1e12);
   const v1 = '/v1/chat/completions';
   const chatV1 = {
     model: 'openai/gpt-4.1-mini',

@@ -4,18 +4,23 @@
  * needs to accept payments on it) and `evm` (the chain, the token and the payer's key) — and runs until SIGTERM or
  * SIGINT. Everything else goes to stderr.
  */
-import { startEvmDevnet } from './evm.js';
+import { type EvmDevnet, startEvmDevnet } from './evm.js';
+
+/** The settings that make kasir accept x402 payments on the devnet's chain (as its Base chain). */
+export function kasirEnv(evm: EvmDevnet): Record<string, string> {
+  return {
+    X402_BASE_NETWORK: evm.network,
+    X402_BASE_RPC_URL: evm.rpcUrl,
+    X402_BASE_ASSET: evm.asset,
+    X402_BASE_PAY_TO: evm.payTo,
+    X402_BASE_PRIVATE_KEY: evm.facilitator.privateKey,
+  };
+}
 
 export async function runDevnet(): Promise<number> {
   const evm = await startEvmDevnet();
   const line = {
-    env: {
-      X402_BASE_NETWORK: evm.network,
-      X402_BASE_RPC_URL: evm.rpcUrl,
-      X402_BASE_ASSET: evm.asset,
-      X402_BASE_PAY_TO: evm.payTo,
-      X402_BASE_PRIVATE_KEY: evm.facilitator.privateKey,
-    },
+    env: kasirEnv(evm),
     evm: {
       rpcUrl: evm.rpcUrl,
       network: evm.network,

@@ -7,6 +7,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kasirEnv } from '../../src/devnet/command.js';
 import { type EvmDevnet, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS } from '../support/app.js';
@@ -110,13 +111,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     devnet = await startEvmDevnet();
     payer = evmPayer(devnet);
     walletFunds = await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address);
-    kasir = await startPaidKasir(db, {
-      X402_BASE_NETWORK: devnet.network,
-      X402_BASE_RPC_URL: devnet.rpcUrl,
-      X402_BASE_ASSET: devnet.asset,
-      X402_BASE_PAY_TO: devnet.payTo,
-      X402_BASE_PRIVATE_KEY: devnet.facilitator.privateKey,
-    });
+    kasir = await startPaidKasir(db, kasirEnv(devnet));
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
   }, 60_000);

@@ -80,7 +80,11 @@ export function openEvmChain(config: X402ChainConfig): Chain {
     const account = privateKeyToAccount(config.signerKey as `0x${string}`, {
       nonceManager: createNonceManager({ source: jsonRpc() }),
     });
-    const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);
+    // A settlement waits for its receipt: ask every 250 ms rather than viem's default 4 s for a chain it does not
+    // know (a settlement that just missed a block would otherwise add 4 s to its call).
+    const wallet = createWalletClient({ account, chain, transport, pollingInterval: 250 }).extend(
+      publicActions,
+    );
     const signer = toFacilitatorEvmSigner({
       address: account.address,
       getCode: (args) => wallet.getCode(args),
