@@ -95,6 +95,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
           'upstream attempt failed',
         ),
     });
+    const chat = { providers: chatProviders, router: chatRouter };
     const deps: Deps = {
       config,
       log,
@@ -106,8 +107,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       reserves,
       rails,
       catalog,
-      chat: { providers: chatProviders, router: chatRouter },
-      offers: createOfferRegistry({ chat: { providers: chatProviders, router: chatRouter } }),
+      chat,
+      offers: createOfferRegistry({ chat }),
     };
     const stopSweeper = startSweeper(
       db,
