@@ -246,11 +246,10 @@ class PaidCall {
     this.count('charged');
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
-    const response = sendJson(this.x, 200, body, receipt.headers);
-    // Recorded in the same synchronous run as the write that hands the answer to the operating system (see
-    // RailReceipt.commit).
+    // Recorded in the same synchronous run as the write that hands the answer to the operating system, just before
+    // it (see RailReceipt.commit).
     receipt.commit?.();
-    return response;
+    return sendJson(this.x, 200, body, receipt.headers);
   }
 
   /**
@@ -366,8 +365,8 @@ class PaidCall {
       sent?.push(tail);
       // Stored before the caller sees the end, so an immediate retry with the same key replays it.
       await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
-      sink.end(tail);
       receipt.commit?.();
+      sink.end(tail);
       return;
     }
 

@@ -1,13 +1,13 @@
 /**
  * The charge journal: a local append-only file in which this instance records, synchronously, each charge the
- * moment after the answer it pays for is handed to the operating system (and each lease or hold the moment before
+ * moment before the answer it pays for is handed to the operating system (and each lease or hold the moment before
  * it is opened). Charges
  * reach the database a few milliseconds later, in batches; a process that dies in between leaves them here, and
  * the next instance to start on the same data folder (or the sweeper of one already running) replays the file:
  * every charge whose answer was sent is written exactly once, and the dead instance's leases and holds are
  * released at once instead of after their TTL (see journal-replay.ts).
  *
- * A line is written with one write(2) right after the answer's own write: a process killed at any later instant
+ * A line is written with one write(2) right before the answer's own write: a process killed at any later instant
  * leaves it in the kernel's page cache, which the file system keeps (a power cut is another matter: no fsync per call, as with
  * SQLite's synchronous=NORMAL). Records whose effect reached the database are dropped from memory; the file is
  * rewritten with only the live ones when it has grown past ROTATE_BYTES, so it stays small.

@@ -24,7 +24,7 @@ const usage = (accountId: string, charged: number): UsageInsert => ({
 });
 const call = { keyId: null, offerId: 'test/offer', requestId: 'req' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Captures a call and commits its charge, as the checkout does right after the answer is written. */
+/** Captures a call and commits its charge, as the checkout does right before the answer is written. */
 async function take(c: Reservation, u: UsageInsert) {
   const taken = await c.capture(u);
   taken.commit();

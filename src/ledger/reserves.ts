@@ -6,7 +6,7 @@
  * are off, places a hold of its own instead.
  *
  * A charge becomes durable in two steps. capture() takes it (the receipt states the balance after it); commit(),
- * called right after the answer's last bytes are handed to the operating system, writes it to the charge journal (charge-journal.ts) and queues
+ * called right before the answer's last bytes are handed to the operating system, writes it to the charge journal (charge-journal.ts) and queues
  * its database write, batched with every other charge taken within a few milliseconds (one statement per lease).
  * A process that dies before the batch is written leaves the charge in the journal, and the next start replays it:
  * every answered call is charged once, and a call whose answer never left is not (see journal-replay.ts).
@@ -62,7 +62,7 @@ export interface ReservedCall {
 export interface Capture {
   balance: Balance;
   /**
-   * Records the charge in the journal and queues its database write. Call it right after the answer's last bytes
+   * Records the charge in the journal and queues its database write. Call it right before the answer's last bytes
    * are written, in the same synchronous run (once; later calls do nothing): a call whose answer never left is
    * then never charged.
    */

@@ -63,11 +63,12 @@ export interface RailReceipt {
   headers: Record<string, string>;
   receipt: Record<string, unknown>;
   /**
-   * Of a capture whose charge is made durable apart from it: the checkout calls this right after the call that
+   * Of a capture whose charge is made durable apart from it: the checkout calls this right before the call that
    * hands the answer's last bytes to the operating system, in the same synchronous run of code, so a process that
    * dies before it has charged nothing and one that dies after has recorded the charge (ledger/charge-journal.ts).
-   * After, not before: the journal's write(2) can wait on a busy disk, and a process killed while it waits must
-   * not have charged an answer it never sent; what is left is the few microseconds between the two writes.
+   * Before, not after: the write that sends the answer wakes the caller, and the scheduler often runs the caller
+   * at once, leaving this process waiting right after that write; a process killed while it waits there would have
+   * sent an answer it had not charged. What is left is the few microseconds between the two writes.
    */
   commit?: () => void;
 }

@@ -11,6 +11,8 @@ export interface DrillRound {
   deliveredMicroUsd: number;
   spentMicroUsd: number;
   equal: boolean;
+  /** Of a round that does not balance: the calls on either side of the difference, and what the instances logged. */
+  unexplained?: { notDelivered: unknown[]; notCharged: unknown[]; logged: string[] };
 }
 
 export function runCrashDrill(options?: {

@@ -9,7 +9,7 @@
 //
 // Exits non-zero when any round does not balance. test/drills/crash-drill.test.ts runs a short version in CI.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,8 +38,10 @@ function startNode(args, env) {
       const m = /listening on (http:\/\/[^\s]+:\d+)/.exec(seen);
       if (m) {
         child.stderr.off('data', onData);
-        child.stderr.resume();
-        resolve({ child, url: m[1] });
+        // Kept for a round that does not balance: what the instance logged (warnings and errors, as JSON lines).
+        const logged = seen.split('\n');
+        child.stderr.on('data', (more) => logged.push(...String(more).split('\n')));
+        resolve({ child, url: m[1], logged });
       }
     };
     child.stderr.on('data', onData);
@@ -126,16 +128,33 @@ async function ledgerState(db, accountIds) {
   return { charged, spent };
 }
 
-/** For a round that does not balance: the charged calls the drill did not see delivered, and what it saw of them. */
-async function explain(db, seen) {
+/**
+ * For a round that does not balance: the calls charged but not seen delivered (with what the client saw of them),
+ * the calls delivered but not charged (with their usage rows, if any), and what the instances logged.
+ */
+async function explain(db, seen, charged, logs, journalCopy) {
+  const journalled = readdirSync(journalCopy)
+    .map((name) => readFileSync(path.join(journalCopy, name), 'utf8'))
+    .join('\n')
+    .split('\n');
   const rows = await db.kysely
     .selectFrom('usage_records')
-    .select(['request_id', 'http_status', 'error_code', 'created_at'])
-    .where('status', '=', 'charged')
+    .select(['request_id', 'status', 'http_status', 'error_code', 'created_at'])
     .execute();
-  return rows
-    .filter((r) => !seen.get(r.request_id)?.delivered)
+  const usageOf = new Map(rows.map((r) => [r.request_id, r]));
+  const notDelivered = rows
+    .filter((r) => r.status === 'charged' && !seen.get(r.request_id)?.delivered)
     .map((r) => ({ ...r, client: seen.get(r.request_id) ?? 'never sent by the drill' }));
+  const notCharged = [...seen]
+    .filter(([, o]) => o.delivered && !charged.has(o.receipt))
+    .map(([requestId, o]) => ({
+      requestId,
+      ...o,
+      usage: usageOf.get(requestId) ?? null,
+      // In the dead instance's journal: the replay missed it; not there: the instance died before recording it.
+      journalLines: journalled.filter((l) => l.includes(o.receipt)),
+    }));
+  return { notDelivered, notCharged, logged: logs.flat().filter((l) => l.trim() !== '') };
 }
 
 /** The receipt of a complete 200 answer: its id and cost, or null when the answer did not arrive whole. */
@@ -148,6 +167,15 @@ function receiptOf(text, streamed) {
   }
   const body = JSON.parse(text);
   return body.receipt ? { id: body.receipt.receipt_id, cost: body.costMicroUsd } : null;
+}
+
+/** Asks an instance for a balance, which it answers only once every charge it has taken is written. */
+async function flushed(instance, key) {
+  const res = await request(`${instance.url}/v1/keys/balance`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  await res.body.dump();
+  if (res.statusCode !== 200) throw new Error(`balance read answered ${res.statusCode}`);
 }
 
 /** Sends paid calls to one instance from `connections` loops until stopped; records every delivered answer. */
@@ -198,6 +226,7 @@ function loadOn(instance, keys, connections, delivered, stats, seen) {
         const receipt = receiptOf(text, streamed);
         if (receipt) delivered.set(receipt.id, receipt.cost);
         outcome.delivered = receipt !== null;
+        outcome.receipt = receipt?.id ?? null;
       } catch (err) {
         // The instance died under the call (or is down): nothing was delivered.
         outcome.error = String(err?.code ?? err?.message ?? err);
@@ -252,9 +281,11 @@ export async function runCrashDrill({
       LOG_LEVEL: 'warn',
       SWEEP_INTERVAL_SECONDS: '0',
     });
+    const logs = [];
     const start = async (i) => {
       const instance = await startNode(kasirArgs(), env(i));
       children.add(instance.child);
+      logs.push(instance.logged);
       return instance;
     };
     const instances = [];
@@ -276,11 +307,15 @@ export async function runCrashDrill({
       children.delete(dead.child);
       await loads[victim].stop();
       await sleep(between(100, 500)); // the other instance keeps serving
+      // The dead instance's journal as it left it, for a round that does not balance (see `explain`).
+      const journalCopy = path.join(dir, `journal-round-${round}`);
+      cpSync(path.join(dir, `instance-${victim}`, 'journal'), journalCopy, { recursive: true });
       instances[victim] = await start(victim); // replays the dead one's journal before it listens
       loads[victim] = loadOn(instances[victim], seeded.keys, connections, delivered, stats, seen);
       await sleep(between(200, 600));
       await Promise.all(loads.map((l) => l.stop()));
-      await sleep(300); // live instances write their last batch within 20 ms
+      // Each live instance writes what it has queued before it answers a balance read (however busy the machine).
+      for (const inst of instances) await flushed(inst, seeded.keys[0].key);
       const ledger = await ledgerState(seeded.db, accountIds);
       const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
       const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
@@ -296,14 +331,14 @@ export async function runCrashDrill({
         spentMicroUsd: ledger.spent,
         equal: missing.length === 0 && extra.length === 0 && deliveredCost === ledger.spent,
       };
-      if (!row.equal) row.unexplained = await explain(seeded.db, seen);
+      if (!row.equal) row.unexplained = await explain(seeded.db, seen, ledger.charged, logs, journalCopy);
       rows.push(row);
       log(
         `round ${round}: killed ${row.killed}; delivered ${row.delivered}, charged ${row.charged}, ` +
           `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered}, ` +
           `balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
       );
-      if (row.unexplained) log(`charged, not seen delivered: ${JSON.stringify(row.unexplained)}`);
+      if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
     }
     log(`calls refused ${stats.refused}, failed in flight ${stats.failed}`);
     for (const inst of instances) {

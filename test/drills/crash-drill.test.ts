@@ -17,7 +17,11 @@ describe('crash drill', () => {
     expect(rounds).toHaveLength(2);
     for (const r of rounds) {
       expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
-      expect(r, `round ${r.round}`).toMatchObject({ uncharged: 0, undelivered: 0, equal: true });
+      expect(r, `round ${r.round}: ${JSON.stringify(r.unexplained ?? null)}`).toMatchObject({
+        uncharged: 0,
+        undelivered: 0,
+        equal: true,
+      });
     }
   }, 120_000);
 
@@ -28,7 +32,11 @@ describe('crash drill', () => {
       expect(rounds).toHaveLength(3);
       for (const r of rounds) {
         expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
-        expect(r, `round ${r.round}`).toMatchObject({ uncharged: 0, undelivered: 0, equal: true });
+        expect(r, `round ${r.round}: ${JSON.stringify(r.unexplained ?? null)}`).toMatchObject({
+          uncharged: 0,
+          undelivered: 0,
+          equal: true,
+        });
       }
     },
     120_000,
