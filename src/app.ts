@@ -13,6 +13,7 @@ import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
+import { mountToolRoutes } from './routes/tools.js';
 import { mountWalletRoutes } from './routes/wallet.js';
 
 export function createApp(deps: Deps): LaneApp {
@@ -53,6 +54,7 @@ export function createApp(deps: Deps): LaneApp {
     publicBaseUrl: deps.config.publicBaseUrl,
   };
   mountChatRoutes(app, deps, checkoutDeps);
+  mountToolRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountCatalogRoutes(app, {

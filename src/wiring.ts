@@ -108,7 +108,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       rails,
       catalog,
       chat,
-      offers: createOfferRegistry({ chat }),
+      offers: createOfferRegistry({ config, media, chat, log }),
     };
     const stopSweeper = startSweeper(
       db,

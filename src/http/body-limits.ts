@@ -10,6 +10,11 @@ export const BODY_LIMITS = {
   chat: 16 * MiB,
   /** POST /v1/price: any request a paid route takes can be priced before it is sent. */
   price: 16 * MiB,
+  /**
+   * POST /v1/tools/{name} and /x402/tools/{name}: JSON inputs, photos and documents as inline base64 included
+   * (the spec advises inline files under about 1 MB; larger ones go through POST /v1/media and a link).
+   */
+  tools: 8 * MiB,
   /** /v1/admin/*: small JSON objects (labels, amounts, reasons). */
   admin: 64 * 1024,
 } as const;

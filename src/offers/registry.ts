@@ -6,7 +6,10 @@
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
+import { TOOLS } from '../tools/index.js';
+import type { Tool, ToolDeps } from '../tools/types.js';
 import { type ChatRuntime, chatModelAvailable, createChatOffer } from './chat.js';
+import { createToolOffer, toolName } from './tool.js';
 
 export interface OfferRegistry {
   /** The entry's offer, built once. */
@@ -35,12 +38,28 @@ function unavailableOffer(entry: CatalogEntry): Offer {
   };
 }
 
-export function createOfferRegistry(deps: { chat: ChatRuntime }): OfferRegistry {
+export function createOfferRegistry(deps: ToolDeps & { chat: ChatRuntime }): OfferRegistry {
   const offers = new Map<string, Offer>();
-  const build = (entry: CatalogEntry): Offer =>
-    entry.kind === 'model' && entry.category === 'chat'
-      ? createChatOffer(entry, deps.chat)
-      : unavailableOffer(entry);
+  // Each tool is built once from the configuration: a Tool, or what it lacks.
+  const tools = new Map<string, Tool | { missing: string }>();
+  const toolOf = (entry: CatalogEntry & { kind: 'tool' }) => {
+    const name = toolName(entry);
+    const factory = TOOLS[name];
+    if (!factory) return undefined;
+    let built = tools.get(name);
+    if (!built) {
+      built = factory(deps);
+      tools.set(name, built);
+    }
+    return built;
+  };
+  const build = (entry: CatalogEntry): Offer => {
+    if (entry.kind === 'model') {
+      return entry.category === 'chat' ? createChatOffer(entry, deps.chat) : unavailableOffer(entry);
+    }
+    const built = toolOf(entry);
+    return built ? createToolOffer(entry, built) : unavailableOffer(entry);
+  };
   return {
     offerFor(entry) {
       let offer = offers.get(entry.id);
@@ -50,7 +69,12 @@ export function createOfferRegistry(deps: { chat: ChatRuntime }): OfferRegistry 
       }
       return offer;
     },
-    available: (entry) =>
-      entry.kind === 'model' && entry.category === 'chat' && chatModelAvailable(entry, deps.chat.providers),
+    available(entry) {
+      if (entry.kind === 'model') {
+        return entry.category === 'chat' && chatModelAvailable(entry, deps.chat.providers);
+      }
+      const built = toolOf(entry);
+      return built !== undefined && !('missing' in built);
+    },
   };
 }

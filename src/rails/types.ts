@@ -68,7 +68,8 @@ export interface RailReceipt {
    * dies before it has charged nothing and one that dies after has recorded the charge (ledger/charge-journal.ts).
    * Before, not after: the write that sends the answer wakes the caller, and the scheduler often runs the caller
    * at once, leaving this process waiting right after that write; a process killed while it waits there would have
-   * sent an answer it had not charged. What is left is the few microseconds between the two writes.
+   * sent an answer it had not charged. What is left is the stretch between the two writes: a kill there charges
+   * one call whose answer never left.
    */
   commit?: () => void;
 }

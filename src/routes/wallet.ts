@@ -103,11 +103,12 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
         x: Exchange,
         body: Record<string, unknown>,
       ) => Pick<Sale, 'input' | 'price'> & { entry: CatalogEntry },
+      limit: number = BODY_LIMITS.chat,
     ) =>
     (c: Context<AppEnv>) => {
       const x = exchangeOf(c);
       return sell(x, checkoutDeps, async () => {
-        const raw = await x.readBody(BODY_LIMITS.chat);
+        const raw = await x.readBody(limit);
         const { entry, ...picked } = pick(x, parseJsonBody(raw));
         return { offer: deps.offers.offerFor(entry), rawBody: raw, nestOutput: true, ...picked };
       });
@@ -139,7 +140,7 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
       const entry = resolveEntry(deps.catalog, name, 'tool');
       if (entry.kind !== 'tool') throw new ApiError('not_found', `no tool ${name}: see GET /v1/tools`);
       return { entry, input: body };
-    }),
+    }, BODY_LIMITS.tools),
   );
 
   for (const family of X402_FAMILIES) {

@@ -8,8 +8,11 @@ export interface DrillRound {
   uncharged: number;
   /** Calls charged whose answer was not delivered. */
   undelivered: number;
+  /** Of those, so far: calls a kill caught between their journal line and their last write (at most one per kill). */
+  killWindow: number;
   deliveredMicroUsd: number;
   spentMicroUsd: number;
+  /** Every delivered answer charged, nothing else charged but kill-window calls, balances fell by the charges. */
   equal: boolean;
   /** Of a round that does not balance: the calls on either side of the difference, and what the instances logged. */
   unexplained?: { notDelivered: unknown[]; notCharged: unknown[]; logged: string[] };

@@ -1,7 +1,10 @@
 // The crash drill: paid calls under load on built kasir instances, `kill -9` of one of them at a random moment,
 // a restart on the same data folder, then a comparison of what callers received with what the ledger charged.
-// Every round, the answers delivered (status 200, body complete, a receipt in it) must be exactly the calls
-// charged (ledger entries by receipt id), and the balances must have fallen by exactly what those answers cost.
+// Every round, every answer delivered (status 200, body complete, a receipt in it) must be charged, and the
+// balances must have fallen by exactly what the charges cost. A call charged without its answer delivered is
+// allowed only as the one call the kill can catch between its journal line and the write of its last bytes (one
+// synchronous stretch of code; see "Balance leases" in the README): at most one per kill, on the killed instance,
+// and it is reported (`killWindow`).
 //
 //   npm run build && node test/drills/crash-drill.mjs                      # PostgreSQL, two instances, 5 rounds
 //   node test/drills/crash-drill.mjs --db sqlite --rounds 3                 # SQLite, one instance
@@ -157,6 +160,25 @@ async function explain(db, seen, charged, logs, journalCopy) {
   return { notDelivered, notCharged, logged: logs.flat().filter((l) => l.trim() !== '') };
 }
 
+/**
+ * The calls charged but not delivered that a kill caught between their journal line and their last write: sent to
+ * the killed instance, cut off there (a socket error, not a refusal), not counted before.
+ */
+async function killWindow(db, seen, victim, counted) {
+  const rows = await db.kysely
+    .selectFrom('usage_records')
+    .select(['request_id'])
+    .where('status', '=', 'charged')
+    .where('request_id', 'like', 'drill-%')
+    .execute();
+  return rows
+    .map((r) => r.request_id)
+    .filter((id) => {
+      const o = seen.get(id);
+      return o && !o.delivered && o.instance === victim && o.error !== null && !counted.includes(id);
+    });
+}
+
 /** The receipt of a complete 200 answer: its id and cost, or null when the answer did not arrive whole. */
 function receiptOf(text, streamed) {
   if (streamed) {
@@ -179,7 +201,7 @@ async function flushed(instance, key) {
 }
 
 /** Sends paid calls to one instance from `connections` loops until stopped; records every delivered answer. */
-function loadOn(instance, keys, connections, delivered, stats, seen) {
+function loadOn(instance, keys, connections, delivered, stats, seen, name) {
   let running = true;
   const dispatcher = new Agent({ connections, keepAliveTimeout: 10_000 });
   const loop = async () => {
@@ -194,7 +216,7 @@ function loadOn(instance, keys, connections, delivered, stats, seen) {
       });
       // Named, so that a call charged but not delivered can be told apart afterwards (see `explain`).
       const requestId = `drill-${++stats.sent}`;
-      const outcome = { streamed, status: 0, bytes: 0, error: null, delivered: false };
+      const outcome = { instance: name, streamed, status: 0, bytes: 0, error: null, delivered: false };
       seen.set(requestId, outcome);
       try {
         const res = await request(`${instance.url}/v1/chat/completions`, {
@@ -295,8 +317,11 @@ export async function runCrashDrill({
     const stats = { sent: 0, refused: 0, failed: 0 };
     const seen = new Map();
     const rows = [];
+    const killed = []; // calls charged in a kill window so far
     for (let round = 1; round <= rounds; round++) {
-      const loads = instances.map((inst) => loadOn(inst, seeded.keys, connections, delivered, stats, seen));
+      const loads = instances.map((inst, i) =>
+        loadOn(inst, seeded.keys, connections, delivered, stats, seen, `instance ${i}`),
+      );
       await sleep(between(400, 1500));
       const victim = between(0, count);
       const dead = instances[victim];
@@ -311,7 +336,15 @@ export async function runCrashDrill({
       const journalCopy = path.join(dir, `journal-round-${round}`);
       cpSync(path.join(dir, `instance-${victim}`, 'journal'), journalCopy, { recursive: true });
       instances[victim] = await start(victim); // replays the dead one's journal before it listens
-      loads[victim] = loadOn(instances[victim], seeded.keys, connections, delivered, stats, seen);
+      loads[victim] = loadOn(
+        instances[victim],
+        seeded.keys,
+        connections,
+        delivered,
+        stats,
+        seen,
+        `instance ${victim}`,
+      );
       await sleep(between(200, 600));
       await Promise.all(loads.map((l) => l.stop()));
       // Each live instance writes what it has queued before it answers a balance read (however busy the machine).
@@ -319,7 +352,12 @@ export async function runCrashDrill({
       const ledger = await ledgerState(seeded.db, accountIds);
       const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
       const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
+      const sum = (ids) => ids.reduce((a, id) => a + ledger.charged.get(id), 0);
       const deliveredCost = [...delivered.values()].reduce((a, b) => a + b, 0);
+      // Charged, not delivered: only the killed instance's call caught in its kill window (see the header).
+      const window =
+        extra.length === 0 ? [] : await killWindow(seeded.db, seen, `instance ${victim}`, killed);
+      killed.push(...window);
       const row = {
         round,
         killed: `instance ${victim}`,
@@ -327,17 +365,25 @@ export async function runCrashDrill({
         charged: ledger.charged.size,
         uncharged: missing.length,
         undelivered: extra.length,
+        killWindow: killed.length,
         deliveredMicroUsd: deliveredCost,
         spentMicroUsd: ledger.spent,
-        equal: missing.length === 0 && extra.length === 0 && deliveredCost === ledger.spent,
+        equal:
+          missing.length === 0 &&
+          extra.length === killed.length &&
+          killed.length <= round &&
+          window.length <= 1 &&
+          deliveredCost + sum(extra) === ledger.spent,
       };
       if (!row.equal) row.unexplained = await explain(seeded.db, seen, ledger.charged, logs, journalCopy);
       rows.push(row);
       log(
         `round ${round}: killed ${row.killed}; delivered ${row.delivered}, charged ${row.charged}, ` +
-          `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered}, ` +
+          `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered} ` +
+          `(in a kill window: ${row.killWindow}), ` +
           `balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
       );
+      if (window.length) log(`kill window: ${JSON.stringify(window.map((id) => ({ id, ...seen.get(id) })))}`);
       if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
     }
     log(`calls refused ${stats.refused}, failed in flight ${stats.failed}`);

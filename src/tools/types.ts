@@ -1,0 +1,39 @@
+/**
+ * The paid-tool port: each tool of `POST /v1/tools/{name}` is one module (`tools/<name>.ts`) exporting a factory
+ * that builds it from the server's configuration, or says which setting it lacks. The checkout validates the input
+ * against the catalog's schema and moves the money; a tool only does the work.
+ */
+import type { Config } from '../config.js';
+import type { Logger } from '../http/logger.js';
+import type { Media } from '../media/service.js';
+import type { ChatRuntime } from '../offers/chat.js';
+import type { CallSignal } from '../providers/call-signal.js';
+
+/** What tools may use: the configuration, the media store (results kasir hosts), the chat models, the log. */
+export interface ToolDeps {
+  config: Config;
+  media: Media;
+  chat: ChatRuntime;
+  log: Logger;
+}
+
+export interface ToolCall {
+  /** Aborted when the caller goes away; pass it to every upstream request. */
+  signal: CallSignal;
+  requestId: string;
+}
+
+export interface Tool {
+  /**
+   * Runs one validated call and returns the tool's own answer fields (the checkout adds `tool`, `costMicroUsd` and
+   * the receipt). Throws UpstreamError when an upstream fails (nothing is charged) or ApiError for input the
+   * schema could not catch (a 400, nothing charged).
+   */
+  run(input: Record<string, unknown>, call: ToolCall): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Builds a tool for this server, or names what it lacks (`{ missing: 'BRAVE_API_KEY or TAVILY_API_KEY' }`): such
+ * a tool answers 503 before any payment and `/v1/tools` lists it as unavailable.
+ */
+export type ToolFactory = (deps: ToolDeps) => Tool | { missing: string };
