@@ -16,6 +16,8 @@ import { createMedia } from './media/service.js';
 import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
 import { createChatProviders } from './providers/registry.js';
+import { openMppRail } from './rails/mpp/open.js';
+import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
 import type { Rail } from './rails/types.js';
@@ -76,8 +78,12 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     // Closed before the journal and the database: what this instance leased goes back to the accounts.
     closers.push(() => reserves.close());
     const x402 = openX402Rail(config.x402, { db, log }, options.x402Signers);
+    const mpp = await openMppRail(config, { db, log });
+    if (mpp) closers.push(async () => mpp.close());
     const rails = createRailRegistry(
-      [createPrepaidRail({ db, keys, reserves }), x402].filter((r): r is Rail => r !== null),
+      [createPrepaidRail({ db, keys, reserves }), mpp?.rail ?? null, x402].filter(
+        (r): r is Rail => r !== null,
+      ),
     );
     const chatProviders = createChatProviders(config);
     closers.push(() => chatProviders.close());
@@ -117,6 +123,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       config.sweepIntervalSeconds,
       async () => {
         await replay();
+        await dropExpiredReplayKeys(db);
       },
     );
     closers.push(async () => stopSweeper());

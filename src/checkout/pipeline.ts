@@ -2,6 +2,7 @@
  * The one paid-call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
  * capture | void → respond. Every paid route sells through `sell()`; no handler touches money itself.
  */
+import { createHash } from 'node:crypto';
 import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import { type Exchange, JSON_TYPE, sendJson } from '../http/exchange.js';
@@ -59,10 +60,17 @@ const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 
 /** What the rails read of the exchange; the resource URL only when a rail asks for it (a 402 names it). */
 class ExchangeRequest implements PaidRequest {
+  private digest: string | undefined;
   constructor(
     private readonly x: Exchange,
     private readonly publicBaseUrl: string,
+    private readonly rawBody: Buffer = Buffer.alloc(0),
   ) {}
+  /** RFC 9530's `sha-256=:<base64>:` of the request body, computed once when a rail binds a challenge to it. */
+  get bodyDigest() {
+    this.digest ??= `sha-256=:${createHash('sha256').update(this.rawBody).digest('base64')}:`;
+    return this.digest;
+  }
   get method() {
     return this.x.method;
   }
@@ -133,7 +141,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const quoteFor = price ? (pc: PriceClass) => price(catalogQuote(pc)) : catalogQuote;
   // A route's own price may refuse the input (a generic route's flat price): said before anything else.
   if (price) quoteFor('wallet');
-  const req = new ExchangeRequest(x, deps.publicBaseUrl);
+  const req = new ExchangeRequest(x, deps.publicBaseUrl, sale.rawBody);
   sale.offer.preflight?.(input);
 
   const rail = deps.rails.carriedBy(req);

@@ -73,7 +73,11 @@ export class Edge {
     } catch (err) {
       const apiError = errorAnswer(err, this.log, x.requestId);
       if (outgoing.headersSent) outgoing.destroy();
-      else sendJson(x, apiError.status, JSON.stringify(apiError.toBody()), apiError.headers);
+      else
+        sendJson(x, apiError.status, JSON.stringify(apiError.toBody()), {
+          'content-type': apiError.contentType,
+          ...apiError.headers,
+        });
     }
   }
 }

@@ -16,6 +16,16 @@ export const ERROR_STATUS = {
   payment_in_progress: 402,
   /** A wallet payment that verified but could not be settled after the call: its result is withheld. */
   payment_failed: 402,
+  /** A payment credential whose challenge has expired. */
+  payment_expired: 402,
+  /** A payment credential that cannot be read. */
+  payment_malformed: 402,
+  /** A payment credential whose challenge this server did not issue, or issued for another call. */
+  payment_challenge_invalid: 402,
+  /** A payment the credential's funds or credit do not cover. */
+  payment_insufficient: 402,
+  /** A payment credential of a method this server does not accept. */
+  payment_method_unsupported: 400,
   forbidden: 403,
   not_found: 404,
   model_not_found: 404,
@@ -47,8 +57,45 @@ export interface FieldError {
 }
 
 export interface ErrorBody {
+  /** RFC 9457 members, on payment errors. */
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
   error: { code: ErrorCode; message: string; type: string; param?: string; details?: unknown };
 }
+
+/** The payment problem types (the Payment HTTP authentication scheme's RFC 9457 vocabulary) of kasir's codes. */
+const PAYMENT_PROBLEMS: Partial<Record<ErrorCode, string>> = {
+  payment_required: 'payment-required',
+  price_above_max: 'payment-required',
+  insufficient_balance: 'payment-insufficient',
+  spend_cap_exceeded: 'payment-insufficient',
+  payment_insufficient: 'payment-insufficient',
+  payment_expired: 'payment-expired',
+  payment_malformed: 'malformed-credential',
+  payment_challenge_invalid: 'invalid-challenge',
+  payment_invalid: 'verification-failed',
+  payment_replayed: 'verification-failed',
+  payment_failed: 'verification-failed',
+  payment_in_progress: 'verification-failed',
+  payment_method_unsupported: 'method-unsupported',
+};
+
+export const PROBLEM_BASE = 'https://paymentauth.org/problems/';
+export const PROBLEM_JSON = 'application/problem+json';
+
+/**
+ * A payment error is also an RFC 9457 problem document (`type`, `title`, `status`, `detail` beside kasir's `error`
+ * object), so Payment-scheme clients and every other client read the same answer.
+ */
+export function problemOf(code: ErrorCode): string | undefined {
+  const slug = PAYMENT_PROBLEMS[code];
+  return slug ? `${PROBLEM_BASE}${slug}` : undefined;
+}
+
+const title = (slug: string) =>
+  slug.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => `${sep ? ' ' : ''}${c.toUpperCase()}`);
 
 /**
  * The error class in the common chat wire format's vocabulary, so OpenAI-style clients (which read
@@ -87,11 +134,25 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  /** The media type of the answer: a problem document for payment errors. */
+  get contentType(): string {
+    return problemOf(this.code) ? PROBLEM_JSON : 'application/json';
+  }
+
   toBody(): ErrorBody {
     const first = Array.isArray(this.details)
       ? (this.details[0] as Partial<FieldError> | undefined)
       : undefined;
+    const problem = problemOf(this.code);
     return {
+      ...(problem
+        ? {
+            type: problem,
+            title: title(problem.slice(PROBLEM_BASE.length)),
+            status: this.status,
+            detail: this.message,
+          }
+        : {}),
       error: {
         code: this.code,
         message: this.message,

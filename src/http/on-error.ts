@@ -18,7 +18,8 @@ export function renderError(log: Logger) {
   return (err: Error, c: Context<AppEnv>): Response => {
     const apiError = errorAnswer(err, log, c.get('requestId'));
     for (const [k, v] of Object.entries(apiError.headers)) c.header(k, v);
-    return c.json(apiError.toBody(), apiError.status as 400);
+    c.header('content-type', apiError.contentType);
+    return c.body(JSON.stringify(apiError.toBody()), apiError.status as 400);
   };
 }
 

@@ -12,6 +12,8 @@ export interface PaidRequest {
   resourceUrl: string;
   header(name: string): string | undefined;
   requestId: string;
+  /** RFC 9530 digest of the request body (`sha-256=:<base64>:`), for challenges bound to the body. */
+  bodyDigest: string;
 }
 
 /** The offer and its price, as a rail sees them (rails know nothing about models). */

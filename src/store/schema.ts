@@ -134,6 +134,41 @@ export interface IdempotencyRecordTable {
   created_at: string;
 }
 
+/** A challenge secret of the MPP rail; the newest unretired one signs. */
+export interface MppSecretTable {
+  id: string;
+  secret: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+/** mppx's key-value store (replay keys of charges), shared by every instance. */
+export interface MppStoreTable {
+  key: string;
+  /** JSON. */
+  value: string;
+  /** Unix milliseconds after which the row may be dropped; null: kept. */
+  expires_at: number | null;
+}
+
+/** A wallet payer's credit: payments that bought calls which then failed, spendable on later calls. */
+export interface PayerCreditTable {
+  /** `did:pkh:eip155:<chain>:<address>` (lower-case address). */
+  payer: string;
+  balance_micro_usd: number;
+  updated_at: string;
+}
+
+/** Every change of a payer's credit, keyed so that each is applied once. */
+export interface PayerCreditEntryTable {
+  id: string;
+  payer: string;
+  /** Positive: credited; negative: spent. */
+  amount_micro_usd: number;
+  reason: string;
+  created_at: string;
+}
+
 export interface Database {
   media_objects: MediaObjectTable;
   accounts: AccountTable;
@@ -143,4 +178,8 @@ export interface Database {
   usage_records: UsageRecordTable;
   idempotency_records: IdempotencyRecordTable;
   wallet_payments: WalletPaymentTable;
+  mpp_secrets: MppSecretTable;
+  mpp_store: MppStoreTable;
+  payer_credits: PayerCreditTable;
+  payer_credit_entries: PayerCreditEntryTable;
 }

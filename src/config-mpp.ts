@@ -1,0 +1,98 @@
+/**
+ * Settings of the MPP rail (the `Payment` HTTP authentication scheme on every /v1/* paid route): a Tempo
+ * stablecoin charge (on when MPP_TEMPO_RECIPIENT is set) and a card charge through Stripe (on when
+ * MPP_STRIPE_SECRET_KEY is set). The challenge secret lives in the database (see rails/mpp/secrets.ts).
+ */
+import { z } from 'zod';
+
+export interface MppTempoConfig {
+  rpcUrl: string;
+  chainId: number;
+  /** The TIP-20 USD stablecoin accepted (6 decimals). */
+  currency: `0x${string}`;
+  recipient: `0x${string}`;
+  /** The operator's key that pays the payers' network fees (fee sponsorship); absent: payers pay their own. */
+  feePayerKey: `0x${string}` | undefined;
+}
+
+export interface MppStripeConfig {
+  secretKey: string;
+  /** Where the Stripe API is (tests: a local server speaking Stripe's API). */
+  baseUrl: string;
+  networkId: string;
+  /** Card calls below this are not offered a card challenge (card networks' minimum charge). */
+  minMicroUsd: number;
+}
+
+export interface MppConfig {
+  tempo: MppTempoConfig | undefined;
+  stripe: MppStripeConfig | undefined;
+  /** The realm challenges name (default: the public base URL's host). */
+  realm: string | undefined;
+  /** How long a challenge may be paid after it was issued. */
+  challengeTtlSeconds: number;
+}
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** Tempo mainnet: chain 4217, USDC (TIP-20). */
+const TEMPO_MAINNET = { chainId: 4217, rpcUrl: 'https://rpc.tempo.xyz' };
+const TEMPO_USDC = '0x20C000000000000000000000b9537d11c60E8b50';
+
+export const mppEnvShape = {
+  MPP_REALM: optional,
+  MPP_CHALLENGE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  MPP_TEMPO_RECIPIENT: optional,
+  MPP_TEMPO_RPC_URL: optional,
+  MPP_TEMPO_CHAIN_ID: optional,
+  MPP_TEMPO_CURRENCY: optional,
+  MPP_TEMPO_FEE_PAYER_KEY: optional,
+  MPP_STRIPE_SECRET_KEY: optional,
+  STRIPE_BASE_URL: optional,
+  MPP_STRIPE_NETWORK_ID: optional,
+  MPP_CARD_MIN_MICRO_USD: z.coerce.number().int().min(1).default(500_000),
+} as Record<string, z.ZodType>;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const KEY = /^0x[0-9a-fA-F]{64}$/;
+
+export function parseMpp(values: Record<string, unknown>, problems: string[]): MppConfig {
+  const v = values as Record<string, string | number | undefined>;
+  const str = (name: string) => v[name] as string | undefined;
+  let tempo: MppTempoConfig | undefined;
+  const recipient = str('MPP_TEMPO_RECIPIENT');
+  if (recipient) {
+    const currency = str('MPP_TEMPO_CURRENCY') ?? TEMPO_USDC;
+    const feePayerKey = str('MPP_TEMPO_FEE_PAYER_KEY');
+    const chainId = Number(str('MPP_TEMPO_CHAIN_ID') ?? TEMPO_MAINNET.chainId);
+    if (!ADDRESS.test(recipient)) problems.push('MPP_TEMPO_RECIPIENT: must be a 0x address');
+    if (!ADDRESS.test(currency)) problems.push('MPP_TEMPO_CURRENCY: must be a TIP-20 token address');
+    if (feePayerKey && !KEY.test(feePayerKey)) problems.push('MPP_TEMPO_FEE_PAYER_KEY: must be a 0x hex key');
+    if (!Number.isInteger(chainId) || chainId <= 0) problems.push('MPP_TEMPO_CHAIN_ID: must be a chain id');
+    tempo = {
+      rpcUrl: str('MPP_TEMPO_RPC_URL') ?? TEMPO_MAINNET.rpcUrl,
+      chainId,
+      currency: currency as `0x${string}`,
+      recipient: recipient as `0x${string}`,
+      feePayerKey: feePayerKey as `0x${string}` | undefined,
+    };
+  }
+  const secretKey = str('MPP_STRIPE_SECRET_KEY');
+  const stripe = secretKey
+    ? {
+        secretKey,
+        baseUrl: (str('STRIPE_BASE_URL') ?? 'https://api.stripe.com').replace(/\/+$/, ''),
+        networkId: str('MPP_STRIPE_NETWORK_ID') ?? 'internal',
+        minMicroUsd: v.MPP_CARD_MIN_MICRO_USD as number,
+      }
+    : undefined;
+  return {
+    tempo,
+    stripe,
+    realm: str('MPP_REALM'),
+    challengeTtlSeconds: v.MPP_CHALLENGE_TTL_SECONDS as number,
+  };
+}

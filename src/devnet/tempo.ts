@@ -1,0 +1,94 @@
+// A local Tempo chain for MPP: anvil in Tempo mode (the pathUSD TIP-20 stablecoin at its precompile address), a
+// recipient, an optional fee sponsor, and funded payers. anvil mines one expiring-nonce payment per sender and
+// drops later ones, so each payer is good for one payment: `fundPayer` makes another whenever one is needed.
+import { createClient, defineChain, http, parseAbi, publicActions, walletActions } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { tempoLocalnet } from 'viem/chains';
+import { Actions } from 'viem/tempo';
+import { startAnvil } from './anvil.js';
+import type { DevnetKey } from './evm.js';
+
+/** pathUSD, the TIP-20 stablecoin every Tempo node has (6 decimals). */
+export const PATH_USD = '0x20c0000000000000000000000000000000000000';
+
+// anvil's dev account 0 (mnemonic "test test ... junk"): holds pathUSD on a fresh Tempo-mode node. Local chains only.
+const FUNDER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+export interface TempoDevnet {
+  rpcUrl: string;
+  chainId: number;
+  currency: `0x${string}`;
+  /** Receives payments. */
+  recipient: DevnetKey;
+  /** Pays payers' network fees when kasir sponsors them (MPP_TEMPO_FEE_PAYER_KEY). */
+  feePayer: DevnetKey;
+  /** A new key holding `amount` pathUSD base units. */
+  fundPayer(amount?: bigint): Promise<DevnetKey>;
+  balanceOf(address: `0x${string}`): Promise<bigint>;
+  /** A viem client on the chain (for mppx's client and server). */
+  client(): ReturnType<typeof createClient>;
+  stop(): Promise<void>;
+}
+
+const balanceAbi = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
+
+const newKey = (): DevnetKey => {
+  const privateKey = generatePrivateKey();
+  return { privateKey, address: privateKeyToAccount(privateKey).address };
+};
+
+export async function startTempoDevnet(options: { chainId?: number } = {}): Promise<TempoDevnet> {
+  const anvil = await startAnvil({
+    chainId: options.chainId ?? tempoLocalnet.id,
+    extraArgs: ['--network', 'tempo'],
+  });
+  try {
+    const chain = defineChain({
+      ...tempoLocalnet,
+      id: anvil.chainId,
+      rpcUrls: { default: { http: [anvil.rpcUrl] } },
+    });
+    const client = () => createClient({ chain, transport: http(anvil.rpcUrl) });
+    const funder = createClient({
+      chain,
+      transport: http(anvil.rpcUrl),
+      account: privateKeyToAccount(FUNDER_KEY),
+    })
+      .extend(publicActions)
+      .extend(walletActions);
+    const reader = client().extend(publicActions);
+    // Funding transfers go one at a time: the funder's own nonces must not race.
+    let queue: Promise<unknown> = Promise.resolve();
+    const transfer = (to: `0x${string}`, amount: bigint) => {
+      const next = queue.then(() => Actions.token.transferSync(funder, { token: PATH_USD, to, amount }));
+      queue = next.catch(() => {});
+      return next;
+    };
+    const feePayer = newKey();
+    await transfer(feePayer.address, 1_000_000_000n);
+    return {
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      currency: PATH_USD,
+      recipient: newKey(),
+      feePayer,
+      async fundPayer(amount = 100_000_000n) {
+        const payer = newKey();
+        await transfer(payer.address, amount);
+        return payer;
+      },
+      balanceOf: (address) =>
+        reader.readContract({
+          address: PATH_USD,
+          abi: balanceAbi,
+          functionName: 'balanceOf',
+          args: [address],
+        }),
+      client,
+      stop: () => anvil.stop(),
+    };
+  } catch (err) {
+    await anvil.stop();
+    throw err;
+  }
+}

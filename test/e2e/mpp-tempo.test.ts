@@ -1,0 +1,262 @@
+// The MPP rail's Tempo charge end to end: the real mppx client pays kasir over HTTP on a local Tempo-mode chain
+// (anvil --network tempo). Balances on the chain, receipts, refusals with fresh challenges, and the payer's credit
+// after a call that failed once paid.
+import { Challenge, Credential, Receipt } from 'mppx';
+import { Mppx, tempo } from 'mppx/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevnetKey } from '../../src/devnet/evm.js';
+import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
+import { challengeMeta } from '../../src/rails/mpp/rail.js';
+import { DB_TARGETS } from '../support/app.js';
+import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+
+const MODEL = 'openai/gpt-4.1-mini';
+const URL_BASE = 'http://kasir.test';
+
+interface Sent {
+  authorization: string | null;
+  status: number;
+}
+
+describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
+  let chain: TempoDevnet;
+  let kasir: PaidKasir;
+  let sponsored: PaidKasir;
+
+  const env = (feePayer?: DevnetKey) => ({
+    MPP_TEMPO_RECIPIENT: chain.recipient.address,
+    MPP_TEMPO_RPC_URL: chain.rpcUrl,
+    MPP_TEMPO_CHAIN_ID: String(chain.chainId),
+    MPP_TEMPO_CURRENCY: PATH_USD,
+    PUBLIC_BASE_URL: URL_BASE,
+    ...(feePayer ? { MPP_TEMPO_FEE_PAYER_KEY: feePayer.privateKey } : {}),
+  });
+
+  beforeAll(async () => {
+    chain = await startTempoDevnet();
+    kasir = await startPaidKasir(db, env());
+    sponsored = await startPaidKasir(db, env(chain.feePayer), {
+      openai: kasir.openai,
+      anthropic: kasir.anthropic,
+      gemini: kasir.gemini,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await sponsored?.stop();
+    await kasir?.stop();
+    await chain?.stop();
+  });
+
+  /** The real mppx client for `payer`, sending through kasir's app and recording every request it makes. */
+  function client(
+    on: PaidKasir,
+    payer: DevnetKey,
+    mode: 'pull' | 'push' = 'pull',
+    headers: Record<string, string> = {},
+  ) {
+    const sent: Sent[] = [];
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client, mode })],
+      fetch: async (input: string | URL | Request, init?: RequestInit) => {
+        const h = new Headers(init?.headers);
+        for (const [k, v] of Object.entries(headers)) h.set(k, v);
+        const res = await on.app.request(String(input), { ...init, headers: h });
+        sent.push({ authorization: h.get('authorization'), status: res.status });
+        return res;
+      },
+    });
+    const call = (body: Record<string, unknown>) =>
+      mppx.fetch(`${URL_BASE}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    return { call, sent };
+  }
+
+  const post = (on: PaidKasir, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    on.app.request(`${URL_BASE}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  const walletQuote = (body: Record<string, unknown>) => kasir.quote(body);
+
+  it('answers an unpaid call with a Payment challenge bound to the route, body and price, as a problem document', async () => {
+    const body = chatBody(MODEL, 'unpaid');
+    const res = await post(kasir, body);
+    expect(res.status).toBe(402);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const challenges = Challenge.fromHeadersList(res.headers);
+    const tempoChallenge = challenges.find((c) => c.method === 'tempo');
+    expect(tempoChallenge).toBeDefined();
+    expect(tempoChallenge?.intent).toBe('charge');
+    expect(tempoChallenge?.realm).toBe('kasir.test');
+    expect(tempoChallenge?.request).toMatchObject({
+      amount: String(walletQuote(body)),
+      currency: PATH_USD,
+      recipient: chain.recipient.address,
+    });
+    expect(challengeMeta(tempoChallenge as Challenge.Challenge)).toMatchObject({
+      digest: expect.stringMatching(/^sha-256=:[A-Za-z0-9+/]+=*:$/),
+    });
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({
+      type: 'https://paymentauth.org/problems/payment-required',
+      title: 'Payment Required',
+      status: 402,
+      error: { code: 'payment_required' },
+    });
+    const rails = (problem.error as { details: { rails: Array<{ rail: string }> } }).details.rails;
+    expect(rails.map((r) => r.rail)).toEqual(expect.arrayContaining(['prepaid', 'mpp']));
+  });
+
+  it('is paid by the mppx client (pull): the recipient gains exactly the quote and the answer carries the receipt', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'paid pull');
+    const quote = walletQuote(body);
+    const before = await chain.balanceOf(chain.recipient.address);
+    const { call, sent } = client(kasir, payer);
+    const res = await call(body);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { costMicroUsd: number; receipt: Record<string, unknown> };
+    expect(answer.costMicroUsd).toBe(quote);
+    expect(answer.receipt).toMatchObject({ rail: 'mpp', method: 'tempo', charged_micro_usd: quote });
+    const receipt = Receipt.deserialize(res.headers.get('payment-receipt') ?? '');
+    expect(receipt).toMatchObject({ method: 'tempo', status: 'success' });
+    expect(receipt.reference).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(res.headers.get('cache-control')).toBe('private');
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(before + BigInt(quote));
+    expect(sent.map((s) => s.status)).toEqual([402, 200]);
+  });
+
+  it('is paid in push mode (the payer broadcasts, kasir checks the transfer)', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'paid push');
+    const before = await chain.balanceOf(chain.recipient.address);
+    const res = await client(kasir, payer, 'push').call(body);
+    expect(res.status).toBe(200);
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(before + BigInt(walletQuote(body)));
+  });
+
+  it('with fee sponsorship the payer pays exactly the quote and the operator the network fee', async () => {
+    const payer = await chain.fundPayer(5_000_000n);
+    const body = chatBody(MODEL, 'sponsored');
+    const quote = BigInt(walletQuote(body));
+    const sponsorBefore = await chain.balanceOf(chain.feePayer.address);
+    const res = await client(sponsored, payer).call(body);
+    expect(res.status).toBe(200);
+    expect(await chain.balanceOf(payer.address)).toBe(5_000_000n - quote);
+    expect(await chain.balanceOf(chain.feePayer.address)).toBeLessThan(sponsorBefore);
+  });
+
+  it('refuses a replayed credential with a fresh challenge and moves no money', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'replay');
+    const { call, sent } = client(kasir, payer);
+    expect((await call(body)).status).toBe(200);
+    const credential = sent.find((s) => s.authorization)?.authorization as string;
+    const before = await chain.balanceOf(chain.recipient.address);
+    const again = await post(kasir, body, { authorization: credential });
+    expect(again.status).toBe(402);
+    expect(await again.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/verification-failed',
+      error: { code: 'payment_invalid' },
+    });
+    expect(Challenge.fromHeadersList(again.headers).some((c) => c.method === 'tempo')).toBe(true);
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(before);
+  });
+
+  it('refuses a credential for another body, and a tampered challenge, before any transfer', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'bound');
+    const unpaid = await post(kasir, body);
+    const [challenge] = Challenge.fromHeadersList(unpaid.headers).filter((c) => c.method === 'tempo');
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
+    });
+    const credential = await mppx.createCredential(
+      new Response(null, {
+        status: 402,
+        headers: { 'www-authenticate': Challenge.serialize(challenge as Challenge.Challenge) },
+      }),
+    );
+    const payerBefore = await chain.balanceOf(payer.address);
+
+    const otherBody = await post(kasir, chatBody(MODEL, 'another body'), { authorization: credential });
+    expect(otherBody.status).toBe(402);
+    expect(await otherBody.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/invalid-challenge',
+    });
+
+    const parsed = Credential.deserialize(credential);
+    const cheaper = Credential.serialize({
+      ...parsed,
+      challenge: { ...parsed.challenge, request: { ...parsed.challenge.request, amount: '1' } },
+    });
+    const tampered = await post(kasir, body, { authorization: cheaper });
+    expect(tampered.status).toBe(402);
+    expect(await tampered.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/invalid-challenge',
+    });
+
+    const garbage = await post(kasir, body, { authorization: 'Payment !!!' });
+    expect(garbage.status).toBe(402);
+    expect(await garbage.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/malformed-credential',
+    });
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore);
+
+    // The untouched credential still pays the call it was made for.
+    expect((await post(kasir, body, { authorization: credential })).status).toBe(200);
+  });
+
+  it('refuses bad input before any challenge or transfer', async () => {
+    const res = await post(kasir, { model: MODEL, messages: [] });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('credits a payment whose call failed, shows it as the payer balance, and spends it on the next call', async () => {
+    const payer = await chain.fundPayer();
+    const did = `did:pkh:eip155:${chain.chainId}:${payer.address.toLowerCase()}`;
+    const body = chatBody(MODEL, 'fails after paying');
+    const quote = walletQuote(body);
+    kasir.openai.setScript({ failure: { kind: 'status', status: 500 } });
+    const failed = await client(kasir, payer).call(body);
+    kasir.openai.setScript({});
+    expect(failed.status).toBe(502);
+    expect(failed.headers.get('x-payer-credit-micro-usd')).toBe(String(quote));
+    const balance = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
+    expect(await balance.json()).toMatchObject({ account_id: did, balance_micro_usd: quote });
+
+    // Named with Payment-Payer, the payer is offered a zero-amount challenge that its credit pays.
+    const payerBalance = await chain.balanceOf(payer.address);
+    const { call, sent } = client(kasir, payer, 'pull', { 'payment-payer': did });
+    const paid = await call(body);
+    expect(paid.status).toBe(200);
+    expect(((await paid.json()) as { receipt: Record<string, unknown> }).receipt).toMatchObject({
+      paid_from: 'credit',
+      charged_micro_usd: quote,
+    });
+    expect(sent.map((s) => s.status)).toEqual([402, 200]);
+    expect(await chain.balanceOf(payer.address)).toBe(payerBalance);
+    const after = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
+    expect(await after.json()).toMatchObject({ balance_micro_usd: 0 });
+    const usage = await kasir.deps.db.kysely
+      .selectFrom('usage_records')
+      .select(['status', 'charged_micro_usd', 'network'])
+      .where('payer', '=', did)
+      .orderBy('id')
+      .execute();
+    expect(usage).toEqual([
+      { status: 'voided', charged_micro_usd: 0, network: `eip155:${chain.chainId}` },
+      { status: 'charged', charged_micro_usd: quote, network: 'credit' },
+    ]);
+  });
+});
