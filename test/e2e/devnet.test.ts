@@ -9,8 +9,10 @@ import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
-import { createPublicClient, http } from 'viem';
+import { Mppx, tempo } from 'mppx/client';
+import { createClient, createPublicClient, defineChain, http, parseAbi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { tempoLocalnet } from 'viem/chains';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devnetChain, erc20BalanceOf } from '../../src/devnet/evm.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -26,6 +28,13 @@ interface DevnetLine {
     asset: `0x${string}`;
     payTo: `0x${string}`;
     payer: { address: `0x${string}`; privateKey: `0x${string}` };
+  };
+  tempo: {
+    rpcUrl: string;
+    chainId: number;
+    currency: `0x${string}`;
+    recipient: `0x${string}`;
+    payers: Array<{ address: `0x${string}`; privateKey: `0x${string}` }>;
   };
 }
 
@@ -79,6 +88,42 @@ describe('npx kasir devnet', () => {
     expect(await erc20BalanceOf(line.evm.rpcUrl, line.evm.asset, line.evm.payTo)).toBe(
       BigInt(json.costMicroUsd),
     );
+
+    // MPP: the real mppx client pays a /v1 call on the devnet's Tempo chain with one of its payers.
+    expect(line.tempo.payers.length).toBeGreaterThanOrEqual(3);
+    expect(line.env.MPP_TEMPO_RPC_URL).toBe(line.tempo.rpcUrl);
+    const tempoChain = defineChain({
+      ...tempoLocalnet,
+      id: line.tempo.chainId,
+      rpcUrls: { default: { http: [line.tempo.rpcUrl] } },
+    });
+    const tempoClient = createClient({ chain: tempoChain, transport: http(line.tempo.rpcUrl) });
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [
+        tempo({
+          account: privateKeyToAccount(line.tempo.payers[0]?.privateKey as `0x${string}`),
+          getClient: () => tempoClient,
+        }),
+      ],
+      fetch: async (input: string | URL | Request, init?: RequestInit) => app.request(String(input), init),
+    });
+    const received = async () =>
+      createPublicClient({ chain: tempoChain, transport: http(line.tempo.rpcUrl) }).readContract({
+        address: line.tempo.currency,
+        abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+        functionName: 'balanceOf',
+        args: [line.tempo.recipient],
+      });
+    const mppPaid = await mppx.fetch('http://kasir.test/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody('openai/gpt-4.1-mini', 'Hello over MPP')),
+    });
+    expect(mppPaid.status).toBe(200);
+    expect(mppPaid.headers.get('payment-receipt')).toBeTruthy();
+    const { costMicroUsd } = (await mppPaid.json()) as { costMicroUsd: number };
+    expect(await received()).toBe(BigInt(costMicroUsd));
 
     devnet.kill('SIGTERM');
     const [code] = (await once(devnet, 'exit')) as [number | null];
