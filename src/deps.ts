@@ -8,6 +8,7 @@ import type { Reserves } from './ledger/reserves.js';
 import type { Media } from './media/service.js';
 import type { ChatRuntime } from './offers/chat.js';
 import type { OfferRegistry } from './offers/registry.js';
+import type { OpenedMppRail } from './rails/mpp/open.js';
 import type { RailRegistry } from './rails/registry.js';
 import type { Db } from './store/db.js';
 import type { KeyValue } from './store/kv/index.js';
@@ -23,6 +24,8 @@ export interface Deps {
   /** Where prepaid calls' money is reserved and charged: balance leases, or one hold per call. */
   reserves: Reserves;
   rails: RailRegistry;
+  /** The MPP rail's secrets (reloaded after a rotation); null when the rail is off. */
+  mpp: Pick<OpenedMppRail, 'reload'> | null;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */
   chat: ChatRuntime;

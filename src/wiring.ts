@@ -112,6 +112,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       keys,
       reserves,
       rails,
+      mpp,
       catalog,
       chat,
       offers: createOfferRegistry({ config, media, chat, log }),

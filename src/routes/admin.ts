@@ -14,6 +14,7 @@ import { adjustBalance, type Balance, getBalance } from '../ledger/books.js';
 import { InsufficientBalanceError, UnknownAccountError } from '../ledger/errors.js';
 import { listAllUsage, listLedger, listUsage } from '../ledger/history.js';
 import { formatUsd } from '../ledger/money.js';
+import { rotateSecret } from '../rails/mpp/secrets.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -274,6 +275,22 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
       const { rail, payer, ...page } = c.req.valid('query');
       await deps.reserves.flush();
       return c.json(await listAllUsage(db, { rail, payer }, page), 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/v1/admin/mpp/rotate-secret',
+      summary:
+        'Starts signing MPP challenges with a new secret; challenges signed with the previous one stay payable until they expire (secrets older than that are retired)',
+      responses: { 200: ok(z.object({ secret_id: z.string() }), 'The new secret (its id only)') },
+    }),
+    async (c) => {
+      if (!deps.mpp) throw new ApiError('not_configured', 'the MPP rail is off on this server');
+      const id = await rotateSecret(db);
+      await deps.mpp.reload();
+      return c.json({ secret_id: id }, 200);
     },
   );
 
