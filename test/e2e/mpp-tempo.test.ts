@@ -10,6 +10,7 @@ import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/t
 import { challengeMeta } from '../../src/rails/mpp/rail.js';
 import { DB_TARGETS } from '../support/app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
 const URL_BASE = 'http://kasir.test';
@@ -259,4 +260,57 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
       { status: 'charged', charged_micro_usd: quote, network: 'credit' },
     ]);
   });
+});
+
+describe.runIf(postgresUp)('MPP Tempo charge with two instances on one PostgreSQL', () => {
+  it('lets one credential pay one call, however the requests race across instances', async () => {
+    const pg = await freshPostgres();
+    const chain = await startTempoDevnet();
+    const env = {
+      DATABASE_URL: pg.url,
+      MPP_TEMPO_RECIPIENT: chain.recipient.address,
+      MPP_TEMPO_RPC_URL: chain.rpcUrl,
+      MPP_TEMPO_CHAIN_ID: String(chain.chainId),
+      MPP_TEMPO_CURRENCY: PATH_USD,
+      PUBLIC_BASE_URL: URL_BASE,
+    };
+    const one = await startPaidKasir('postgres', env);
+    const two = await startPaidKasir('postgres', env, {
+      openai: one.openai,
+      anthropic: one.anthropic,
+      gemini: one.gemini,
+    });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const body = JSON.stringify(chatBody(MODEL, `race ${round}`));
+        const post = (k: PaidKasir, headers: Record<string, string> = {}) =>
+          k.app.request(`${URL_BASE}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+            body,
+          });
+        // Issued by one instance, paid to either: they share the secret and the replay store.
+        const payer = await chain.fundPayer();
+        const mppx = Mppx.create({
+          polyfill: false,
+          methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
+        });
+        const credential = await mppx.createCredential(await post(one));
+        const before = await chain.balanceOf(chain.recipient.address);
+        const calls = one.openai.requests.length;
+        const answers = await Promise.all(
+          [one, two, one, two].map((k) => post(k, { authorization: credential })),
+        );
+        expect(answers.map((r) => r.status).sort()).toEqual([200, 402, 402, 402]);
+        expect(one.openai.requests.length).toBe(calls + 1);
+        const quote = one.quote(JSON.parse(body));
+        expect(await chain.balanceOf(chain.recipient.address)).toBe(before + BigInt(quote));
+      }
+    } finally {
+      await two.stop();
+      await one.stop();
+      await chain.stop();
+      await pg.drop();
+    }
+  }, 90_000);
 });
