@@ -47,6 +47,15 @@ const chatBody = fc.record(
 /** A wallet route's chat body: the model is in the path, and the answer is one JSON object (no stream). */
 const walletChatBody = chatBody.map(({ model: _model, stream: _stream, ...rest }) => rest);
 
+/** A paid tool's route: the catalog quotes it as `tools/<name>`. */
+const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidRouteCase => ({
+  path: `/v1/tools/${name}`,
+  valid,
+  quoted: (body) => ({ ...body, model: `tools/${name}` }),
+});
+
+const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/chat/completions', valid: chatBody },
   {
@@ -55,4 +64,17 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     rail: 'x402',
     quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
   },
+  tool(
+    'exchange-rate',
+    fc.record(
+      {
+        from: fc.constantFrom(...CURRENCIES),
+        to: fc
+          .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
+          .map((c) => c.join(',')),
+        amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
 ];

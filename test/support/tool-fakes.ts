@@ -1,0 +1,30 @@
+/** Every data tool's fake upstream at once, and the settings that point kasir at them (for suites across routes). */
+import type { RawEnv } from '../../src/config.js';
+import { startFakeFrankfurter } from '../fakes/frankfurter.js';
+import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
+import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
+
+export interface ToolFakes {
+  env: RawEnv;
+  close(): Promise<void>;
+}
+
+export async function startToolFakes(): Promise<ToolFakes> {
+  const started: FakeJsonUpstream[] = [];
+  const start = async (fake: Promise<FakeJsonUpstream>) => {
+    const f = await fake;
+    started.push(f);
+    return f.url;
+  };
+  const env: RawEnv = {
+    TOOL_TRUSTED_HOSTS: '127.0.0.1',
+    TOOL_TIMEOUT_MS: String(TOOL_TEST_TIMEOUT_MS * 5),
+    FRANKFURTER_BASE_URL: await start(startFakeFrankfurter()),
+  };
+  return {
+    env,
+    close: async () => {
+      await Promise.all(started.map((f) => f.close()));
+    },
+  };
+}
