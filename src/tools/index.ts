@@ -3,8 +3,10 @@
  * here is listed and quotable but answers 503 before any payment.
  */
 import { exchangeRate } from './exchange-rate.js';
+import { perpMarkets } from './perp-markets.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'exchange-rate': exchangeRate,
+  'perp-markets': perpMarkets,
 };

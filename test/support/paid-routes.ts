@@ -77,4 +77,17 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       { requiredKeys: [] },
     ),
   ),
+  tool(
+    'perp-markets',
+    fc.record(
+      {
+        coins: fc
+          .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'kPEPE', 'NOPE'), { minLength: 1 })
+          .map((c) => c.join(',')),
+        sort: fc.constantFrom('volume', 'open_interest', 'funding', 'change'),
+        limit: fc.integer({ min: 1, max: 50 }),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
 ];

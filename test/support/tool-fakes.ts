@@ -1,6 +1,7 @@
 /** Every data tool's fake upstream at once, and the settings that point kasir at them (for suites across routes). */
 import type { RawEnv } from '../../src/config.js';
 import { startFakeFrankfurter } from '../fakes/frankfurter.js';
+import { startFakeHyperliquid } from '../fakes/hyperliquid.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
 import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
 
@@ -20,6 +21,7 @@ export async function startToolFakes(): Promise<ToolFakes> {
     TOOL_TRUSTED_HOSTS: '127.0.0.1',
     TOOL_TIMEOUT_MS: String(TOOL_TEST_TIMEOUT_MS * 5),
     FRANKFURTER_BASE_URL: await start(startFakeFrankfurter()),
+    HYPERLIQUID_BASE_URL: await start(startFakeHyperliquid()),
   };
   return {
     env,
