@@ -2,11 +2,15 @@
  * The paid tools this server can run, by name (the catalog's `tools/<name>` without the prefix). A tool missing
  * here is listed and quotable but answers 503 before any payment.
  */
+import { defiTvl } from './defi-tvl.js';
+import { dexPairs } from './dex-pairs.js';
 import { exchangeRate } from './exchange-rate.js';
 import { perpMarkets } from './perp-markets.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
+  'defi-tvl': defiTvl,
+  'dex-pairs': dexPairs,
   'exchange-rate': exchangeRate,
   'perp-markets': perpMarkets,
 };

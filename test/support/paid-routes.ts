@@ -90,4 +90,21 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       { requiredKeys: [] },
     ),
   ),
+  tool(
+    'defi-tvl',
+    fc.oneof(
+      fc.record(
+        { protocol: fc.constantFrom('aave', 'AAVE'), chain: fc.constantFrom('ethereum', 'Base') },
+        { requiredKeys: ['protocol'] },
+      ),
+      fc.record({ chain: fc.constantFrom('ethereum', 'Solana', 'BSC') }),
+      fc.record({ limit: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: [] }),
+    ),
+  ),
+  tool(
+    'dex-pairs',
+    fc.record({
+      query: fc.oneof(fc.constantFrom('PEPE', 'pepe', 'WETH'), fc.string({ minLength: 1, maxLength: 200 })),
+    }),
+  ),
 ];

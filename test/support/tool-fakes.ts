@@ -1,5 +1,7 @@
 /** Every data tool's fake upstream at once, and the settings that point kasir at them (for suites across routes). */
 import type { RawEnv } from '../../src/config.js';
+import { startFakeDefiLlama, startFakeDefiLlamaCoins } from '../fakes/defillama.js';
+import { startFakeDexScreener } from '../fakes/dexscreener.js';
 import { startFakeFrankfurter } from '../fakes/frankfurter.js';
 import { startFakeHyperliquid } from '../fakes/hyperliquid.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
@@ -22,6 +24,9 @@ export async function startToolFakes(): Promise<ToolFakes> {
     TOOL_TIMEOUT_MS: String(TOOL_TEST_TIMEOUT_MS * 5),
     FRANKFURTER_BASE_URL: await start(startFakeFrankfurter()),
     HYPERLIQUID_BASE_URL: await start(startFakeHyperliquid()),
+    DEFILLAMA_BASE_URL: await start(startFakeDefiLlama()),
+    DEFILLAMA_COINS_BASE_URL: await start(startFakeDefiLlamaCoins()),
+    DEXSCREENER_BASE_URL: await start(startFakeDexScreener()),
   };
   return {
     env,
