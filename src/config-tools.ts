@@ -21,6 +21,20 @@ export const TOOL_UPSTREAMS = {
 } as const;
 export type ToolUpstreamName = keyof typeof TOOL_UPSTREAMS;
 
+/**
+ * Public JSON-RPC nodes used for a chain RPC_URLS does not name (tools/rpc, tools/gas-price): keyless endpoints
+ * their projects publish. An operator with its own nodes (or a provider key) names them in RPC_URLS.
+ */
+export const DEFAULT_RPC_URLS: Readonly<Record<string, string>> = {
+  ethereum: 'https://ethereum-rpc.publicnode.com',
+  base: 'https://mainnet.base.org',
+  arbitrum: 'https://arb1.arbitrum.io/rpc',
+  optimism: 'https://mainnet.optimism.io',
+  bsc: 'https://bsc-dataseed.bnbchain.org',
+  polygon: 'https://polygon-rpc.com',
+  solana: 'https://api.mainnet-beta.solana.com',
+};
+
 /** Search providers, in the default order they are tried. */
 export const SEARCH_PROVIDERS = ['brave', 'tavily', 'exa', 'searxng'] as const;
 export type SearchProviderName = (typeof SEARCH_PROVIDERS)[number];
@@ -66,7 +80,7 @@ export interface ToolsConfig {
   coingecko: { apiKey: string | undefined; pro: boolean };
   /** The contact SEC EDGAR requires in the User-Agent ("Company admin@example.com"); unset = stock tools off. */
   secUserAgent: string | undefined;
-  /** JSON-RPC node per chain name (lower case). */
+  /** JSON-RPC node per chain name (lower case): DEFAULT_RPC_URLS, with RPC_URLS on top. */
   rpcUrls: Record<string, string>;
   rpcAllowSendRawTransaction: boolean;
   /** DNS resolvers for domain-lookup (`ip` or `ip:port`); empty = the system's. */
@@ -128,7 +142,7 @@ export function parseTools(values: Record<string, unknown>, problems: string[]):
     trustedHosts: list(read('TOOL_TRUSTED_HOSTS')).map((h) => h.toLowerCase()),
     coingecko: { apiKey: read('COINGECKO_API_KEY'), pro: values.COINGECKO_PRO as boolean },
     secUserAgent: read('SEC_USER_AGENT'),
-    rpcUrls: parseRpcUrls(read('RPC_URLS'), problems),
+    rpcUrls: { ...DEFAULT_RPC_URLS, ...parseRpcUrls(read('RPC_URLS'), problems) },
     rpcAllowSendRawTransaction: values.RPC_ALLOW_SEND_RAW_TRANSACTION as boolean,
     dnsServers: list(read('DNS_SERVERS')),
     search: {

@@ -5,12 +5,18 @@
 import { defiTvl } from './defi-tvl.js';
 import { dexPairs } from './dex-pairs.js';
 import { exchangeRate } from './exchange-rate.js';
+import { gasPrice } from './gas-price.js';
 import { perpMarkets } from './perp-markets.js';
+import { rpc } from './rpc.js';
+import { tokenPrice } from './token-price.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'defi-tvl': defiTvl,
   'dex-pairs': dexPairs,
   'exchange-rate': exchangeRate,
+  'gas-price': gasPrice,
   'perp-markets': perpMarkets,
+  rpc,
+  'token-price': tokenPrice,
 };

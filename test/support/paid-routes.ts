@@ -107,4 +107,37 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       query: fc.oneof(fc.constantFrom('PEPE', 'pepe', 'WETH'), fc.string({ minLength: 1, maxLength: 200 })),
     }),
   ),
+  tool(
+    'token-price',
+    fc.oneof(
+      fc.record(
+        {
+          symbols: fc
+            .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'bnb', 'POL'), { minLength: 1 })
+            .map((s) => s.join(',')),
+          vs: fc.constantFrom('usd', 'IDR', 'eur'),
+        },
+        { requiredKeys: ['symbols'] },
+      ),
+      fc.record({ ids: fc.constantFrom('bitcoin', 'ethereum,solana', 'binancecoin') }),
+    ),
+  ),
+  tool(
+    'gas-price',
+    fc.record(
+      {
+        chain: fc.constantFrom('ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon'),
+        gasLimit: fc.integer({ min: 21000, max: 30_000_000 }),
+      },
+      { requiredKeys: ['chain'] },
+    ),
+  ),
+  tool(
+    'rpc',
+    fc.record({
+      chain: fc.constantFrom('ethereum', 'base', 'Polygon', 'solana'),
+      method: fc.constantFrom('eth_blockNumber', 'eth_chainId', 'eth_gasPrice', 'getSlot'),
+      params: fc.constant([]),
+    }),
+  ),
 ];

@@ -1,9 +1,11 @@
 /** Every data tool's fake upstream at once, and the settings that point kasir at them (for suites across routes). */
 import type { RawEnv } from '../../src/config.js';
+import { startFakeCoinGecko } from '../fakes/coingecko.js';
 import { startFakeDefiLlama, startFakeDefiLlamaCoins } from '../fakes/defillama.js';
 import { startFakeDexScreener } from '../fakes/dexscreener.js';
 import { startFakeFrankfurter } from '../fakes/frankfurter.js';
 import { startFakeHyperliquid } from '../fakes/hyperliquid.js';
+import { startFakeRpcNode } from '../fakes/json-rpc-node.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
 import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
 
@@ -27,7 +29,12 @@ export async function startToolFakes(): Promise<ToolFakes> {
     DEFILLAMA_BASE_URL: await start(startFakeDefiLlama()),
     DEFILLAMA_COINS_BASE_URL: await start(startFakeDefiLlamaCoins()),
     DEXSCREENER_BASE_URL: await start(startFakeDexScreener()),
+    COINGECKO_BASE_URL: await start(startFakeCoinGecko()),
   };
+  const node = await start(startFakeRpcNode());
+  env.RPC_URLS = ['ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon', 'solana']
+    .map((chain) => `${chain}=${node}/${chain}`)
+    .join(',');
   return {
     env,
     close: async () => {

@@ -101,7 +101,7 @@ export function defillama(deps: ToolDeps) {
       signal: CallSignal,
     ): Promise<Record<string, { price: number; symbol: string }>> {
       const answer = await coins.get<{ coins?: Record<string, { price?: unknown; symbol?: unknown }> }>(
-        `/prices/current/${keys.map(encodeURIComponent).join(',')}`,
+        `/prices/current/${keys.map((k) => encodeURIComponent(k).replaceAll('%3A', ':')).join(',')}`,
         undefined,
         signal,
       );
