@@ -65,6 +65,7 @@ export const toolsEnvShape = {
   SEARXNG_URL: z.url().optional(),
   SEARCH_PROVIDERS: optional,
   EMBED_PROVIDER: optional,
+  MODERATION_PROVIDER: optional,
   EMBED_MODEL: z.string().min(1).default('text-embedding-3-small'),
   MODERATION_MODEL: z.string().min(1).default('omni-moderation-latest'),
 } as Record<string, z.ZodType>;
@@ -93,6 +94,8 @@ export interface ToolsConfig {
   /** The chat provider (OpenAI-compatible) whose /embeddings serves tools/embed. */
   embedProvider: string;
   embedModel: string;
+  /** The chat provider (OpenAI-compatible) whose /moderations serves tools/moderate. */
+  moderationProvider: string;
   moderationModel: string;
 }
 
@@ -152,6 +155,7 @@ export function parseTools(values: Record<string, unknown>, problems: string[]):
     },
     embedProvider: read('EMBED_PROVIDER') ?? 'openai',
     embedModel: values.EMBED_MODEL as string,
+    moderationProvider: read('MODERATION_PROVIDER') ?? 'openai',
     moderationModel: values.MODERATION_MODEL as string,
   };
 }

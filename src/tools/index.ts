@@ -4,19 +4,25 @@
  */
 import { defiTvl } from './defi-tvl.js';
 import { dexPairs } from './dex-pairs.js';
+import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
 import { gasPrice } from './gas-price.js';
+import { moderate } from './moderate.js';
 import { perpMarkets } from './perp-markets.js';
 import { rpc } from './rpc.js';
+import { search } from './search.js';
 import { tokenPrice } from './token-price.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'defi-tvl': defiTvl,
   'dex-pairs': dexPairs,
+  embed,
   'exchange-rate': exchangeRate,
   'gas-price': gasPrice,
+  moderate,
   'perp-markets': perpMarkets,
   rpc,
+  search,
   'token-price': tokenPrice,
 };

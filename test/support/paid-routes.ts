@@ -140,4 +140,26 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       params: fc.constant([]),
     }),
   ),
+  tool(
+    'search',
+    fc.record(
+      {
+        q: fc.string({ minLength: 1, maxLength: 400 }),
+        count: fc.integer({ min: 1, max: 20 }),
+        country: fc.constantFrom('ID', 'us', 'SG'),
+        lang: fc.constantFrom('id', 'en', 'en-US'),
+      },
+      { requiredKeys: ['q'] },
+    ),
+  ),
+  tool(
+    'embed',
+    fc.oneof(
+      fc.record({
+        texts: fc.array(fc.string({ minLength: 1, maxLength: 300 }), { minLength: 1, maxLength: 100 }),
+      }),
+      fc.record({ text: text }),
+    ),
+  ),
+  tool('moderate', fc.record({ text: fc.string({ minLength: 1, maxLength: 8000 }) })),
 ];

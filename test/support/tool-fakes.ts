@@ -7,6 +7,8 @@ import { startFakeFrankfurter } from '../fakes/frankfurter.js';
 import { startFakeHyperliquid } from '../fakes/hyperliquid.js';
 import { startFakeRpcNode } from '../fakes/json-rpc-node.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
+import { startFakeOpenAiText } from '../fakes/openai-text.js';
+import { startFakeBrave, startFakeSearxng } from '../fakes/search-providers.js';
 import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
 
 export interface ToolFakes {
@@ -30,6 +32,13 @@ export async function startToolFakes(): Promise<ToolFakes> {
     DEFILLAMA_COINS_BASE_URL: await start(startFakeDefiLlamaCoins()),
     DEXSCREENER_BASE_URL: await start(startFakeDexScreener()),
     COINGECKO_BASE_URL: await start(startFakeCoinGecko()),
+    BRAVE_API_KEY: 'brave-key',
+    BRAVE_BASE_URL: await start(startFakeBrave('brave-key')),
+    SEARXNG_URL: await start(startFakeSearxng()),
+    TOGETHER_API_KEY: 'together-key',
+    TOGETHER_BASE_URL: await start(startFakeOpenAiText('together-key')),
+    EMBED_PROVIDER: 'together',
+    MODERATION_PROVIDER: 'together',
   };
   const node = await start(startFakeRpcNode());
   env.RPC_URLS = ['ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon', 'solana']
