@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
+import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -117,6 +118,7 @@ const envSchema = z.object({
   ...providerShape,
   ...x402EnvShape,
   ...mppEnvShape,
+  ...toolsEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -165,6 +167,8 @@ export interface Config {
   x402: X402Config;
   /** The MPP rail (see config-mpp.ts); neither Tempo nor a card = the rail is off. */
   mpp: MppConfig;
+  /** The paid data tools' upstreams (see config-tools.ts). */
+  tools: ToolsConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -217,6 +221,7 @@ export function loadConfig(env: RawEnv): Config {
   const providerMarginPercent = parseMargins(e.PROVIDER_MARGIN_PERCENT, problems);
   const x402 = parseX402(e as Record<string, unknown>, problems);
   const mpp = parseMpp(e as Record<string, unknown>, problems);
+  const tools = parseTools(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -262,6 +267,7 @@ export function loadConfig(env: RawEnv): Config {
     providers,
     x402,
     mpp,
+    tools,
   };
 }
 

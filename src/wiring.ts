@@ -24,6 +24,7 @@ import type { Rail } from './rails/types.js';
 import { openX402Rail, type X402SignerOverrides } from './rails/x402/open.js';
 import { openDb } from './store/db.js';
 import { openKv } from './store/kv/index.js';
+import { createToolHttp } from './tools/upstreams/tool-http.js';
 
 export interface Wired {
   deps: Deps;
@@ -102,6 +103,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ),
     });
     const chat = { providers: chatProviders, router: chatRouter };
+    const toolHttp = createToolHttp(config.tools);
+    closers.push(() => toolHttp.close());
     const deps: Deps = {
       config,
       log,
@@ -115,7 +118,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       mpp,
       catalog,
       chat,
-      offers: createOfferRegistry({ config, media, chat, log }),
+      offers: createOfferRegistry({ config, media, chat, log, kv, http: toolHttp }),
     };
     const stopSweeper = startSweeper(
       db,

@@ -22,8 +22,8 @@ export type StreamEvent =
   | { type: 'end' };
 
 export type OfferResult =
-  /** A JSON body; the checkout adds the id, costMicroUsd and the receipt. */
-  | { kind: 'json'; body: Record<string, unknown> }
+  /** A JSON body; the checkout adds the id, costMicroUsd and the receipt (and sends `headers`, e.g. X-Cache). */
+  | { kind: 'json'; body: Record<string, unknown>; headers?: Record<string, string> }
   /**
    * Server-sent events, forwarded as they arrive and settled after the `end` event; then the offer renders its
    * closing frames (usage, cost, receipt) from that event and the settled stamp. The events are the upstream

@@ -257,7 +257,12 @@ class PaidCall {
     // Recorded in the same synchronous run as the write that hands the answer to the operating system, just before
     // it (see RailReceipt.commit).
     receipt.commit?.();
-    return sendJson(this.x, 200, body, receipt.headers);
+    return sendJson(
+      this.x,
+      200,
+      body,
+      result.headers ? { ...result.headers, ...receipt.headers } : receipt.headers,
+    );
   }
 
   /**

@@ -58,7 +58,7 @@ export function createOfferRegistry(deps: ToolDeps & { chat: ChatRuntime }): Off
       return entry.category === 'chat' ? createChatOffer(entry, deps.chat) : unavailableOffer(entry);
     }
     const built = toolOf(entry);
-    return built ? createToolOffer(entry, built) : unavailableOffer(entry);
+    return built ? createToolOffer(entry, built, deps.kv) : unavailableOffer(entry);
   };
   return {
     offerFor(entry) {

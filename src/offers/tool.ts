@@ -1,7 +1,9 @@
 /** The tool offer: a paid tool's module (src/tools) run through the checkout, its answer fields spread beside `tool`. */
+import { createHash } from 'node:crypto';
 import type { ToolEntry } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
+import type { KeyValue } from '../store/kv/index.js';
 import type { Tool } from '../tools/types.js';
 
 /** The tool's short name: `tools/search` → `search`. */
@@ -9,7 +11,19 @@ export function toolName(entry: ToolEntry): string {
   return entry.id.slice('tools/'.length);
 }
 
-export function createToolOffer(entry: ToolEntry, built: Tool | { missing: string }): Offer {
+/**
+ * The cache key of one call: the tool and the values of its schema's own fields (extra properties, which the
+ * schema allows, do not change the answer and do not split the cache).
+ */
+function cacheKey(entry: ToolEntry, input: Record<string, unknown>): string {
+  const fields = Object.keys((entry.input.properties as Record<string, unknown> | undefined) ?? {}).sort();
+  const own = fields.map((f) => [f, input[f] ?? null]);
+  return `tool-answer:${entry.id}:${createHash('sha256').update(JSON.stringify(own)).digest('base64url')}`;
+}
+
+const degraded = (body: Record<string, unknown>) => Array.isArray(body.degraded) && body.degraded.length > 0;
+
+export function createToolOffer(entry: ToolEntry, built: Tool | { missing: string }, kv: KeyValue): Offer {
   if ('missing' in built) {
     const message = `tool ${entry.id} is not available on this server: it needs ${built.missing}`;
     return {
@@ -20,11 +34,25 @@ export function createToolOffer(entry: ToolEntry, built: Tool | { missing: strin
       run: () => Promise.reject(new ApiError('not_configured', message, { tool: entry.id })),
     };
   }
+  const ttl = built.cacheTtlMs;
   return {
     entry,
     async run(input, ctx) {
-      const body = await built.run(input, { signal: ctx.signal, requestId: ctx.requestId });
-      return { kind: 'json', body };
+      const call = { signal: ctx.signal, requestId: ctx.requestId };
+      if (!ttl) return { kind: 'json', body: await built.run(input, call) };
+      const key = cacheKey(entry, input);
+      // A store that cannot answer only costs the cache, never the call.
+      const cached = await kv.get(key).catch(() => null);
+      if (cached !== null) {
+        return {
+          kind: 'json',
+          body: JSON.parse(cached) as Record<string, unknown>,
+          headers: { 'x-cache': 'hit' },
+        };
+      }
+      const body = await built.run(input, call);
+      if (!degraded(body)) await kv.set(key, JSON.stringify(body), ttl).catch(() => undefined);
+      return { kind: 'json', body, headers: { 'x-cache': 'miss' } };
     },
   };
 }

@@ -8,13 +8,20 @@ import type { Logger } from '../http/logger.js';
 import type { Media } from '../media/service.js';
 import type { ChatRuntime } from '../offers/chat.js';
 import type { CallSignal } from '../providers/call-signal.js';
+import type { KeyValue } from '../store/kv/index.js';
+import type { ToolHttp } from './upstreams/tool-http.js';
 
-/** What tools may use: the configuration, the media store (results kasir hosts), the chat models, the log. */
+/**
+ * What tools may use: the configuration, the media store (results kasir hosts), the chat models, the log, the
+ * key-value store (answers cached across instances) and the guarded outbound HTTP of the data tools.
+ */
 export interface ToolDeps {
   config: Config;
   media: Media;
   chat: ChatRuntime;
   log: Logger;
+  kv: KeyValue;
+  http: ToolHttp;
 }
 
 export interface ToolCall {
@@ -24,6 +31,11 @@ export interface ToolCall {
 }
 
 export interface Tool {
+  /**
+   * How long an answer stays fresh (ms): calls with the same input within it are answered from the key-value store
+   * (still paid; `X-Cache: hit`). An answer naming `degraded` sections is not kept. Unset = never cached.
+   */
+  cacheTtlMs?: number;
   /**
    * Runs one validated call and returns the tool's own answer fields (the checkout adds `tool`, `costMicroUsd` and
    * the receipt). Throws UpstreamError when an upstream fails (nothing is charged) or ApiError for input the

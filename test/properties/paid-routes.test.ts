@@ -14,6 +14,7 @@ import { DB_TARGETS } from '../support/app.js';
 import { evmPayer } from '../support/evm-payer.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { PAID_ROUTES, type PaidRouteCase } from '../support/paid-routes.js';
+import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 
 const FUNDS = 1_000_000_000;
 /** An answer slower than this is a hang. */
@@ -106,12 +107,14 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   let devnet: EvmDevnet;
   let payer: ReturnType<typeof evmPayer>;
   let walletFunds: bigint;
+  let toolFakes: ToolFakes;
 
   beforeAll(async () => {
+    toolFakes = await startToolFakes();
     devnet = await startEvmDevnet();
     payer = evmPayer(devnet);
     walletFunds = await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address);
-    kasir = await startPaidKasir(db, kasirEnv(devnet));
+    kasir = await startPaidKasir(db, { ...kasirEnv(devnet), ...toolFakes.env });
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
   }, 60_000);
@@ -119,6 +122,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     await server?.stop(1000);
     await kasir?.stop();
     await devnet?.stop();
+    await toolFakes?.close();
   });
 
   async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {

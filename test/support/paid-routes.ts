@@ -47,6 +47,15 @@ const chatBody = fc.record(
 /** A wallet route's chat body: the model is in the path, and the answer is one JSON object (no stream). */
 const walletChatBody = chatBody.map(({ model: _model, stream: _stream, ...rest }) => rest);
 
+/** A paid tool's route: the catalog quotes it as `tools/<name>`. */
+const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidRouteCase => ({
+  path: `/v1/tools/${name}`,
+  valid,
+  quoted: (body) => ({ ...body, model: `tools/${name}` }),
+});
+
+const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/chat/completions', valid: chatBody },
   {
@@ -55,4 +64,102 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     rail: 'x402',
     quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
   },
+  tool(
+    'exchange-rate',
+    fc.record(
+      {
+        from: fc.constantFrom(...CURRENCIES),
+        to: fc
+          .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
+          .map((c) => c.join(',')),
+        amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
+  tool(
+    'perp-markets',
+    fc.record(
+      {
+        coins: fc
+          .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'kPEPE', 'NOPE'), { minLength: 1 })
+          .map((c) => c.join(',')),
+        sort: fc.constantFrom('volume', 'open_interest', 'funding', 'change'),
+        limit: fc.integer({ min: 1, max: 50 }),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
+  tool(
+    'defi-tvl',
+    fc.oneof(
+      fc.record(
+        { protocol: fc.constantFrom('aave', 'AAVE'), chain: fc.constantFrom('ethereum', 'Base') },
+        { requiredKeys: ['protocol'] },
+      ),
+      fc.record({ chain: fc.constantFrom('ethereum', 'Solana', 'BSC') }),
+      fc.record({ limit: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: [] }),
+    ),
+  ),
+  tool(
+    'dex-pairs',
+    fc.record({
+      query: fc.oneof(fc.constantFrom('PEPE', 'pepe', 'WETH'), fc.string({ minLength: 1, maxLength: 200 })),
+    }),
+  ),
+  tool(
+    'token-price',
+    fc.oneof(
+      fc.record(
+        {
+          symbols: fc
+            .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'bnb', 'POL'), { minLength: 1 })
+            .map((s) => s.join(',')),
+          vs: fc.constantFrom('usd', 'IDR', 'eur'),
+        },
+        { requiredKeys: ['symbols'] },
+      ),
+      fc.record({ ids: fc.constantFrom('bitcoin', 'ethereum,solana', 'binancecoin') }),
+    ),
+  ),
+  tool(
+    'gas-price',
+    fc.record(
+      {
+        chain: fc.constantFrom('ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon'),
+        gasLimit: fc.integer({ min: 21000, max: 30_000_000 }),
+      },
+      { requiredKeys: ['chain'] },
+    ),
+  ),
+  tool(
+    'rpc',
+    fc.record({
+      chain: fc.constantFrom('ethereum', 'base', 'Polygon', 'solana'),
+      method: fc.constantFrom('eth_blockNumber', 'eth_chainId', 'eth_gasPrice', 'getSlot'),
+      params: fc.constant([]),
+    }),
+  ),
+  tool(
+    'search',
+    fc.record(
+      {
+        q: fc.string({ minLength: 1, maxLength: 400 }),
+        count: fc.integer({ min: 1, max: 20 }),
+        country: fc.constantFrom('ID', 'us', 'SG'),
+        lang: fc.constantFrom('id', 'en', 'en-US'),
+      },
+      { requiredKeys: ['q'] },
+    ),
+  ),
+  tool(
+    'embed',
+    fc.oneof(
+      fc.record({
+        texts: fc.array(fc.string({ minLength: 1, maxLength: 300 }), { minLength: 1, maxLength: 100 }),
+      }),
+      fc.record({ text: text }),
+    ),
+  ),
+  tool('moderate', fc.record({ text: fc.string({ minLength: 1, maxLength: 8000 }) })),
 ];

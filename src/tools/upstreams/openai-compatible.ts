@@ -1,0 +1,22 @@
+/**
+ * The configured chat providers' OpenAI-compatible endpoints for the text tools: POST /embeddings and
+ * POST /moderations at the provider's base URL with its key (the same settings chat uses).
+ */
+import { PROVIDER_ENV, type ProviderName } from '../../config.js';
+import type { ToolDeps } from '../types.js';
+import { JsonUpstream } from './json-upstream.js';
+
+/** The provider's client, or the setting it lacks. */
+export function openAiCompatible(deps: ToolDeps, name: string): JsonUpstream | { missing: string } {
+  const env = PROVIDER_ENV[name as ProviderName];
+  if (!env) return { missing: `a known provider name (not "${name}")` };
+  const provider = deps.config.providers[name as ProviderName];
+  // Ollama runs keyless; every other provider needs its key.
+  if (!provider.baseUrl || (!provider.apiKey && name !== 'ollama')) return { missing: env.key };
+  return new JsonUpstream(name, provider.baseUrl, deps.http, {
+    ...(provider.apiKey
+      ? { headers: { authorization: `Bearer ${provider.apiKey}` }, secret: provider.apiKey }
+      : {}),
+    gate: `${name}-text-tools`,
+  });
+}
