@@ -25,7 +25,8 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     c.header('content-security-policy', CSP);
     c.header('x-content-type-options', 'nosniff');
     c.header('x-frame-options', 'DENY');
-    c.header('referrer-policy', 'no-referrer');
+    // Not no-referrer: under it a browser sends "Origin: null" with its own same-origin forms.
+    c.header('referrer-policy', 'same-origin');
     if (!c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
   };
 }

@@ -173,11 +173,15 @@ export function UsagePage(props: {
       <section class="charts">
         <figure class="card">
           <figcaption>{t.spendPerDay}</figcaption>
-          <canvas id="chart-day" aria-label={t.spendPerDay} />
+          <div class="chart-box">
+            <canvas id="chart-day" aria-label={t.spendPerDay} />
+          </div>
         </figure>
         <figure class="card">
           <figcaption>{t.spendPerModel}</figcaption>
-          <canvas id="chart-model" aria-label={t.spendPerModel} />
+          <div class="chart-box">
+            <canvas id="chart-model" aria-label={t.spendPerModel} />
+          </div>
         </figure>
         {/* JSON as data, not code (the CSP runs no inline script); "<" escaped so no text can close the element. */}
         <script
