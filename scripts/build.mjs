@@ -1,4 +1,4 @@
-// Compiles src/ to dist/ and copies the JSON data files that ship with kasir.
+// Compiles src/ to dist/ and copies the JSON data files and the dashboard's static assets that ship with kasir.
 // `--if-stale` skips the build when dist/ is newer than every file in src/.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -28,6 +28,9 @@ execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconf
 });
 cpSync('src', 'dist', {
   recursive: true,
-  filter: (src) => statSync(src).isDirectory() || src.endsWith('.json'),
+  filter: (src) =>
+    statSync(src).isDirectory() ||
+    src.endsWith('.json') ||
+    src.includes(`${path.sep}dashboard${path.sep}assets${path.sep}`),
 });
 cpSync('package.json', marker);

@@ -1,5 +1,6 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
 import type { CheckoutDeps } from './checkout/pipeline.js';
+import { mountDashboard } from './dashboard/routes.js';
 import type { Deps } from './deps.js';
 import { Edge } from './http/edge.js';
 import { ApiError, invalidInput } from './http/errors.js';
@@ -14,7 +15,9 @@ import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountOpsRoutes } from './routes/ops.js';
 import { mountToolRoutes } from './routes/tools.js';
+import { mountTopupNotification } from './routes/topup-notification.js';
 import { mountWalletRoutes } from './routes/wallet.js';
+import { openTopupGateway } from './topup/open.js';
 
 export function createApp(deps: Deps): LaneApp {
   // A limit of 0 turns rate limiting off, key limits included: then there is no limiter at all.
@@ -57,6 +60,9 @@ export function createApp(deps: Deps): LaneApp {
   mountToolRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
+  const topupGateway = openTopupGateway(deps.config);
+  if (topupGateway) mountTopupNotification(app, deps, topupGateway);
+  mountDashboard(app, deps, topupGateway);
   mountCatalogRoutes(app, {
     catalog: deps.catalog,
     isAvailable: (e) => deps.offers.available(e),

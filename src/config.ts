@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './config-dashboard.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
@@ -119,6 +120,7 @@ const envSchema = z.object({
   ...x402EnvShape,
   ...mppEnvShape,
   ...toolsEnvShape,
+  ...dashboardEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -169,6 +171,8 @@ export interface Config {
   mpp: MppConfig;
   /** The paid data tools' upstreams (see config-tools.ts). */
   tools: ToolsConfig;
+  /** The dashboard and rupiah top-ups (see config-dashboard.ts). */
+  dashboard: DashboardConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -222,6 +226,7 @@ export function loadConfig(env: RawEnv): Config {
   const x402 = parseX402(e as Record<string, unknown>, problems);
   const mpp = parseMpp(e as Record<string, unknown>, problems);
   const tools = parseTools(e as Record<string, unknown>, problems);
+  const dashboard = parseDashboard(e, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -268,6 +273,7 @@ export function loadConfig(env: RawEnv): Config {
     x402,
     mpp,
     tools,
+    dashboard,
   };
 }
 

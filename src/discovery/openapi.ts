@@ -13,7 +13,12 @@ export function buildOpenApi(app: OpenAPIHono<AppEnv>, baseUrl: string) {
       description:
         'Pay-per-call inference and data gateway. Paid routes answer 402 with the price and every payable rail, ' +
         'or charge a prepaid balance with `Authorization: Bearer <key>`. Inputs are validated before any charge; ' +
-        'a call is charged only on success, and the charge equals the quote.',
+        'a call is charged only on success, and the charge equals the quote. ' +
+        `Keys are managed and the balance topped up (in rupiah) at ${baseUrl}/dashboard.`,
+    },
+    externalDocs: {
+      url: `${baseUrl}/dashboard`,
+      description: 'Dashboard: API keys, balance, usage and rupiah top-ups by QRIS',
     },
     servers: [{ url: baseUrl }],
   });

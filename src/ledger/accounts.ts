@@ -59,12 +59,14 @@ export async function listKeys(db: Db, accountId: string): Promise<PublicKey[]> 
   return rows.map(({ hash: _hash, ...rest }) => rest);
 }
 
-export async function issueKey(
-  db: Db,
-  accountId: string,
-  input: { label?: string | null; spendCapMicroUsd?: number | null; rateLimitPerMinute?: number | null } = {},
-): Promise<IssuedKey> {
-  if (!(await getAccount(db, accountId))) throw new UnknownAccountError(accountId);
+export type KeyInput = {
+  label?: string | null;
+  spendCapMicroUsd?: number | null;
+  rateLimitPerMinute?: number | null;
+};
+
+/** A new key's row and what its holder is shown once; for callers that insert it in a transaction of their own. */
+export function newKeyRow(accountId: string, input: KeyInput = {}): { row: ApiKeyTable; issued: IssuedKey } {
   const material = generateApiKey();
   const row: ApiKeyTable = {
     id: newId('key'),
@@ -79,8 +81,7 @@ export async function issueKey(
     created_at: nowIso(),
     revoked_at: null,
   };
-  await db.kysely.insertInto('api_keys').values(row).execute();
-  return {
+  const issued: IssuedKey = {
     key_id: row.id,
     account_id: accountId,
     key: material.key,
@@ -89,6 +90,14 @@ export async function issueKey(
     spend_cap_micro_usd: row.spend_cap_micro_usd,
     created_at: row.created_at,
   };
+  return { row, issued };
+}
+
+export async function issueKey(db: Db, accountId: string, input: KeyInput = {}): Promise<IssuedKey> {
+  if (!(await getAccount(db, accountId))) throw new UnknownAccountError(accountId);
+  const { row, issued } = newKeyRow(accountId, input);
+  await db.kysely.insertInto('api_keys').values(row).execute();
+  return issued;
 }
 
 /** Revokes a key; returns null for an unknown key. Revoking twice keeps the first time. */

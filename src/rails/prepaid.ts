@@ -156,6 +156,7 @@ export function createPrepaidRail(deps: {
           price_micro_usd: pricing.quote.costMicroUsd,
           how: "Send Authorization: Bearer <API key>; the price is held from the key's balance and charged only on success.",
           balance: '/v1/keys/balance',
+          dashboard: '/dashboard',
         },
       };
     },
@@ -167,7 +168,8 @@ export function createPrepaidRail(deps: {
         howToPay:
           'Send `Authorization: Bearer <key>` on any paid route. The quote is held from the balance, captured on ' +
           'success and released on failure; every response carries `x-service-charged-micro-usd` and ' +
-          '`x-service-balance-micro-usd`. Keys and top-ups come from the operator.',
+          `\`x-service-balance-micro-usd\`. Get a key, manage keys and top up the balance (in rupiah, by QRIS, no ` +
+          `signup) at ${baseUrl}/dashboard; an operator can also issue keys with the admin API.`,
         example: `curl ${baseUrl}/v1/keys/balance -H "Authorization: Bearer $KASIR_KEY"`,
       };
     },

@@ -169,6 +169,44 @@ export interface PayerCreditEntryTable {
   created_at: string;
 }
 
+/** A signed-in dashboard browser: by a key (account_id) or by a wallet (wallet). The session id itself is never stored. */
+export interface DashboardSessionTable {
+  /** SHA-256 (hex) of the session id the cookie carries. */
+  id_hash: string;
+  account_id: string | null;
+  wallet: string | null;
+  /** The token every form of this session must carry. */
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export type TopupStatus = 'pending' | 'paid' | 'expired' | 'failed';
+
+/** A rupiah top-up paid by QRIS. The rate is fixed at creation; amount_micro_usd = floor(idr × 10^6 / rate). */
+export interface TopupOrderTable {
+  /** Also the gateway's order_id. */
+  id: string;
+  gateway: string;
+  amount_idr: number;
+  idr_per_usd: number;
+  amount_micro_usd: number;
+  /** The account credited; for a visitor's top-up it is created on payment (new_account = 1). */
+  account_id: string;
+  new_account: number;
+  status: TopupStatus;
+  qr_string: string | null;
+  /** The gateway's transaction id. */
+  gateway_ref: string | null;
+  /** SHA-256 of the secret the visitor's browser holds, which lets it see the order and claim its key once. */
+  claim_hash: string | null;
+  /** The key issued when the visitor claimed it (shown once, then only its id is kept here). */
+  key_id: string | null;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+}
+
 export interface Database {
   media_objects: MediaObjectTable;
   accounts: AccountTable;
@@ -182,4 +220,6 @@ export interface Database {
   mpp_store: MppStoreTable;
   payer_credits: PayerCreditTable;
   payer_credit_entries: PayerCreditEntryTable;
+  dashboard_sessions: DashboardSessionTable;
+  topup_orders: TopupOrderTable;
 }

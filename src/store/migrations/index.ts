@@ -6,6 +6,7 @@ import { m002Ledger } from './002-ledger.js';
 import { m003Leases } from './003-leases.js';
 import { m004WalletPayments } from './004-wallet-payments.js';
 import { m005Mpp } from './005-mpp.js';
+import { m006Dashboard } from './006-dashboard.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -14,5 +15,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '003-leases': m003Leases(kind),
     '004-wallet-payments': m004WalletPayments(kind),
     '005-mpp': m005Mpp(kind),
+    '006-dashboard': m006Dashboard(kind),
   };
 }

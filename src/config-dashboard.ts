@@ -1,0 +1,53 @@
+/**
+ * Settings of the dashboard (/dashboard) and of rupiah top-ups by QRIS: the payment gateway (Midtrans), the fixed
+ * exchange rate, amount limits, order expiry and session lifetime. Top-ups are on when MIDTRANS_SERVER_KEY is set.
+ */
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+export const dashboardEnvShape = {
+  MIDTRANS_SERVER_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  MIDTRANS_BASE_URL: z.url().default('https://api.midtrans.com'),
+  TOPUP_IDR_PER_USD: int(1, 1_000_000).default(16_000),
+  TOPUP_MIN_IDR: int(1).default(10_000),
+  TOPUP_MAX_IDR: int(1, 1_000_000_000).default(10_000_000),
+  TOPUP_EXPIRY_MINUTES: int(1, 24 * 60).default(15),
+  DASHBOARD_SESSION_HOURS: int(1, 24 * 90).default(24 * 7),
+};
+
+export interface TopupConfig {
+  /** Rupiah per US dollar, fixed into each order when it is created (both amounts are stored). */
+  idrPerUsd: number;
+  minIdr: number;
+  maxIdr: number;
+  expiryMinutes: number;
+  /** The gateway that takes the payment; null = top-ups are off. */
+  midtrans: { baseUrl: string; serverKey: string } | null;
+}
+
+export interface DashboardConfig {
+  sessionHours: number;
+  topup: TopupConfig;
+}
+
+type DashboardEnv = { [K in keyof typeof dashboardEnvShape]: z.infer<(typeof dashboardEnvShape)[K]> };
+
+export function parseDashboard(e: DashboardEnv, problems: string[]): DashboardConfig {
+  if (e.TOPUP_MIN_IDR > e.TOPUP_MAX_IDR) problems.push('TOPUP_MIN_IDR: must not exceed TOPUP_MAX_IDR');
+  return {
+    sessionHours: e.DASHBOARD_SESSION_HOURS,
+    topup: {
+      idrPerUsd: e.TOPUP_IDR_PER_USD,
+      minIdr: e.TOPUP_MIN_IDR,
+      maxIdr: e.TOPUP_MAX_IDR,
+      expiryMinutes: e.TOPUP_EXPIRY_MINUTES,
+      midtrans: e.MIDTRANS_SERVER_KEY
+        ? { baseUrl: e.MIDTRANS_BASE_URL.replace(/\/+$/, ''), serverKey: e.MIDTRANS_SERVER_KEY }
+        : null,
+    },
+  };
+}

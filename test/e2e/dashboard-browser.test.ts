@@ -1,0 +1,203 @@
+// The dashboard in headless Chromium (Debian's chromium package, driven by playwright-core) against a real kasir
+// server, a fake Midtrans and a fake OpenAI: a visitor tops up Rp 50.000, sees the QR, the gateway's signed
+// notification lands, the page hands over the key and shows the balance; a chat call with that key appears in the
+// usage table and chart; the CSV downloads; a new key is created; the first key is revoked and refused; a form
+// posted from another origin is refused. No CSP violation is reported. Screenshots of every page at desktop and
+// phone widths go to test-artifacts/dashboard/.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { type FakeMidtrans, startFakeMidtrans } from '../fakes/midtrans.js';
+import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+
+const MODEL = 'openai/gpt-4.1-mini';
+const ARTIFACTS = path.resolve('test-artifacts/dashboard');
+const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+function chromiumPath(): string | undefined {
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const executablePath = chromiumPath();
+// In CI the browser is installed by .ci/run: a missing browser there fails the run instead of skipping.
+const run = executablePath || process.env.CI === 'true' ? describe : describe.skip;
+
+run('the dashboard in a real browser', () => {
+  let kasir: PaidKasir;
+  let server: RunningServer;
+  let midtrans: FakeMidtrans;
+  let browser: Browser;
+  let page: Page;
+  let evil: Server;
+  const cspViolations: string[] = [];
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('chromium is not installed (apt-get install -y chromium)');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    midtrans = await startFakeMidtrans();
+    kasir = await startPaidKasir('sqlite', {
+      MIDTRANS_SERVER_KEY: midtrans.serverKey,
+      MIDTRANS_BASE_URL: midtrans.url,
+      TOPUP_IDR_PER_USD: '16000',
+      PREPAID_LEASE_MICRO_USD: '0',
+    });
+    server = await startServer(kasir.app, '127.0.0.1', 0);
+    browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+    const context = await browser.newContext({ acceptDownloads: true, viewport: VIEWPORTS.desktop });
+    page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop(1000);
+    await kasir?.stop();
+    await midtrans?.close();
+    await new Promise<void>((resolve) => (evil ? evil.close(() => resolve()) : resolve()));
+  });
+
+  /** Screenshots of the current page at desktop and phone widths. */
+  const shoot = async (name: string) => {
+    for (const [label, size] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+  };
+
+  const chat = (key: string) =>
+    fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody(MODEL)),
+    });
+
+  it('tops up by QRIS, hands over the key, and tracks a call through usage, CSV and revocation', async () => {
+    await page.goto(`${server.url}/dashboard`);
+    await shoot('sign-in');
+    await page.goto(`${server.url}/dashboard/topup`);
+    await shoot('topup');
+    await page.fill('input[name=amount_idr]', '50000');
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/topup\/topup-/),
+      page.click('#topup button[type=submit]'),
+    ]);
+
+    // The QR image renders (an SVG made from the QRIS string the gateway returned).
+    const qr = page.locator('img#qr');
+    await qr.waitFor();
+    await expect
+      .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
+    await shoot('order-pending');
+    const orderId = page.url().split('/').pop() ?? '';
+    expect(midtrans.charges.get(orderId)?.grossAmount).toBe(50_000);
+
+    // The gateway pays: its signed notification reaches kasir; the page notices by itself.
+    const paid = await midtrans.send(
+      midtrans.notification(orderId),
+      `${server.url}/v1/topup/midtrans/notification`,
+    );
+    expect(paid).toMatchObject({ status: 200, body: { outcome: 'credited' } });
+    await page.locator('#claim button').waitFor({ timeout: 10_000 });
+    await page.click('#claim button');
+    const key = (await page.locator('#new-key-value').textContent())?.trim() ?? '';
+    expect(key).toMatch(/^ksr_/);
+    await shoot('key-shown-once');
+
+    await page.goto(`${server.url}/dashboard`);
+    await expect.poll(() => page.locator('#balance').textContent()).toContain('3.125000');
+    expect(await page.locator('#balance').textContent()).toContain('Rp 50.000');
+    await shoot('overview');
+
+    // A paid call with the new key shows up in the table and the charts.
+    const call = await chat(key);
+    expect(call.status).toBe(200);
+    const charged = Number(call.headers.get('x-service-charged-micro-usd'));
+    expect(charged).toBeGreaterThan(0);
+    await page.goto(`${server.url}/dashboard/usage`);
+    await expect(page.locator('#usage tbody tr').count()).resolves.toBe(1);
+    expect(await page.locator('#usage tbody').textContent()).toContain(MODEL);
+    await expect.poll(() => page.locator('#chart-day').getAttribute('data-drawn')).toBe('true');
+    await expect.poll(() => page.locator('#chart-model').getAttribute('data-drawn')).toBe('true');
+    await shoot('usage');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+    const csv = readFileSync((await download.path()) ?? '', 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('time,route,model,cost_usd,cost_micro_usd,status,http_status,rail');
+    expect(csv).toContain(`,${MODEL},`);
+    expect(csv).toContain(`,${charged},charged,200,prepaid`);
+
+    // Keys: create a second one (shown once), then revoke the first; the first is refused at once.
+    await page.goto(`${server.url}/dashboard/keys`);
+    await page.fill('#create-key input[name=label]', 'laptop');
+    await page.click('#create-key button[type=submit]');
+    const second = (await page.locator('#new-key-value').textContent())?.trim() ?? '';
+    expect(second).toMatch(/^ksr_/);
+    expect(second).not.toBe(key);
+    await shoot('keys');
+    const firstId = (
+      await kasir.deps.db.kysely
+        .selectFrom('api_keys')
+        .select('id')
+        .where('label', '=', 'QRIS top-up')
+        .executeTakeFirstOrThrow()
+    ).id;
+    await page.locator(`li[data-key-id="${firstId}"] button.danger`).click();
+    await page.locator('.notice').waitFor();
+    expect((await chat(key)).status).toBe(401);
+    expect((await chat(second)).status).toBe(200);
+
+    // Indonesian.
+    await page.goto(`${server.url}/dashboard?lang=id`);
+    expect(await page.locator('h1').textContent()).toBe('Ringkasan');
+    await shoot('overview-id');
+    await page.goto(`${server.url}/dashboard?lang=en`);
+  }, 60_000);
+
+  it('refuses a form posted to the dashboard from another origin', async () => {
+    evil = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<form id="f" method="post" action="${server.url}/dashboard/keys"><input name="label" value="pwned"></form>` +
+          '<script>document.getElementById("f").submit()</script>',
+      );
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    // Another site: "localhost" is a different site from "127.0.0.1".
+    const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
+    const [response] = await Promise.all([
+      page.waitForResponse(
+        (r) => r.url() === `${server.url}/dashboard/keys` && r.request().method() === 'POST',
+      ),
+      page.goto(evilUrl),
+    ]);
+    expect(response.status()).toBe(403);
+    const pwned = await kasir.deps.db.kysely
+      .selectFrom('api_keys')
+      .select('id')
+      .where('label', '=', 'pwned')
+      .execute();
+    expect(pwned).toHaveLength(0);
+  });
+
+  it('reported no Content-Security-Policy violation on any page', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
