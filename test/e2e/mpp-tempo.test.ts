@@ -155,6 +155,35 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     expect(await chain.balanceOf(chain.feePayer.address)).toBeLessThan(sponsorBefore);
   });
 
+  it('streams a paid chat: the receipt leads the stream, the closing chunk carries the cost', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'stream me', { stream: true });
+    const before = await chain.balanceOf(chain.recipient.address);
+    const res = await client(kasir, payer).call(body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(Receipt.deserialize(res.headers.get('payment-receipt') ?? '')).toMatchObject({ method: 'tempo' });
+    const text = await res.text();
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const frames = text.split('\n\n').filter((f) => f.startsWith('data: {'));
+    const last = JSON.parse((frames.at(-1) as string).slice(6)) as { costMicroUsd: number };
+    expect(last.costMicroUsd).toBe(walletQuote(body));
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(before + BigInt(walletQuote(body)));
+  });
+
+  it('credits the payer when the upstream dies mid-stream', async () => {
+    const payer = await chain.fundPayer();
+    const did = `did:pkh:eip155:${chain.chainId}:${payer.address.toLowerCase()}`;
+    const body = chatBody(MODEL, 'dies mid-stream', { stream: true });
+    kasir.openai.setScript({ failure: { kind: 'die', afterEvents: 2 } });
+    const res = await client(kasir, payer).call(body);
+    const text = await res.text();
+    kasir.openai.setScript({});
+    expect(text).toContain('event: error');
+    const balance = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
+    expect(await balance.json()).toMatchObject({ balance_micro_usd: walletQuote(body) });
+  });
+
   it('refuses a replayed credential with a fresh challenge and moves no money', async () => {
     const payer = await chain.fundPayer();
     const body = chatBody(MODEL, 'replay');
