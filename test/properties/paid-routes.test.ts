@@ -1,14 +1,18 @@
 // Every paid route under arbitrary input (fast-check): arbitrary bodies and headers, and byte mutations of valid
 // requests, never get a 5xx or hang, and charge nothing unless answered 200; a 200 charges exactly its quote.
-// Valid requests pay with a funded key, or (wallet routes) with x402 on a local EVM chain.
+// Valid requests pay with a funded key, with x402 on a local EVM chain (wallet routes), or with an MPP Tempo charge
+// on a local Tempo chain (the real mppx client).
 
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import fc from 'fast-check';
+import { Mppx, tempo } from 'mppx/client';
 import { request } from 'undici';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kasirEnv } from '../../src/devnet/command.js';
+import { kasirEnv, mppEnv } from '../../src/devnet/command.js';
 import { type EvmDevnet, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
+import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS } from '../support/app.js';
 import { evmPayer } from '../support/evm-payer.js';
@@ -45,6 +49,8 @@ const headersArb = fc.record(
     authorization: fc.oneof(
       fc.constant(`Bearer ${KEY}`),
       printable.map((v) => `Bearer ${v}`),
+      printable.map((v) => `Payment ${v}`),
+      printable.map((v) => `Payment ${Buffer.from(v).toString('base64url')}`),
       printable,
     ),
     'x-max-price': fc.oneof(fc.nat().map(String), printable),
@@ -104,6 +110,8 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   /** What 200 answers charged the key, and the wallet (replays of an Idempotency-Key charge nothing new). */
   let charged = 0;
   let walletCharged = 0;
+  let mppCharged = 0;
+  let tempoChain: TempoDevnet;
   let devnet: EvmDevnet;
   let payer: ReturnType<typeof evmPayer>;
   let walletFunds: bigint;
@@ -112,9 +120,10 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   beforeAll(async () => {
     toolFakes = await startToolFakes();
     devnet = await startEvmDevnet();
+    tempoChain = await startTempoDevnet();
     payer = evmPayer(devnet);
     walletFunds = await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address);
-    kasir = await startPaidKasir(db, { ...kasirEnv(devnet), ...toolFakes.env });
+    kasir = await startPaidKasir(db, { ...kasirEnv(devnet), ...mppEnv(tempoChain), ...toolFakes.env });
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
   }, 60_000);
@@ -122,6 +131,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     await server?.stop(1000);
     await kasir?.stop();
     await devnet?.stop();
+    await tempoChain?.stop();
     await toolFakes?.close();
   });
 
@@ -141,6 +151,25 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   /** Sends a valid request, paid on the route's rail (x402: asks for the 402, pays it, sends it again). */
   async function sendPaid(route: PaidRouteCase, body: Record<string, unknown>): Promise<Answer> {
     const json = JSON.stringify(body);
+    if (route.rail === 'mpp') {
+      const unpaid = await request(`${server.url}${route.path}`, {
+        method: 'POST',
+        body: json,
+        headers: { 'content-type': 'application/json' },
+      });
+      const challenge = new Response(await unpaid.body.text(), {
+        status: unpaid.statusCode,
+        headers: { 'www-authenticate': String(unpaid.headers['www-authenticate']) },
+      });
+      // anvil takes one expiring-nonce payment per sender: a fresh payer per call.
+      const funded = await tempoChain.fundPayer(10_000_000n);
+      const mppx = Mppx.create({
+        polyfill: false,
+        methods: [tempo({ account: privateKeyToAccount(funded.privateKey), getClient: tempoChain.client })],
+      });
+      const credential = await mppx.createCredential(challenge);
+      return send(route.path, json, { 'content-type': 'application/json', authorization: credential });
+    }
     if (route.rail !== 'x402') {
       return send(route.path, json, { 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
     }
@@ -168,6 +197,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     if (answer.headers['idempotent-replayed'] === 'true') return;
     if (chargedHeader !== undefined) charged += quote;
     if (answer.headers['payment-response'] !== undefined) walletCharged += quote;
+    if (answer.headers['payment-receipt'] !== undefined) mppCharged += quote;
   }
 
   for (const route of PAID_ROUTES) {
@@ -216,8 +246,11 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     });
   }
 
-  it('leaves the account and the wallet holding exactly their funds less what the 200 answers charged', async () => {
+  it('leaves the account and the wallets holding exactly their funds less what the 200 answers charged', async () => {
     expect(walletCharged).toBeGreaterThan(0);
+    expect(mppCharged).toBeGreaterThan(0);
+    // pathUSD's 6 decimals: the MPP recipient holds exactly what the 200 answers paid by MPP cost.
+    expect(await tempoChain.balanceOf(tempoChain.recipient.address)).toBe(BigInt(mppCharged));
     // USDC's 6 decimals: base units are micro-USD.
     expect(await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address)).toBe(
       walletFunds - BigInt(walletCharged),

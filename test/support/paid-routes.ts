@@ -9,8 +9,11 @@ export interface PaidRouteCase {
   path: string;
   /** Bodies the route must take (answer 200 and charge exactly their quote). */
   valid: fc.Arbitrary<Record<string, unknown>>;
-  /** How valid requests pay: with a funded key (the default), or an x402 payment on a local EVM chain. */
-  rail?: 'prepaid' | 'x402';
+  /**
+   * How valid requests pay: with a funded key (the default), an x402 payment on a local EVM chain, or an MPP Tempo
+   * charge on a local Tempo chain.
+   */
+  rail?: 'prepaid' | 'x402' | 'mpp';
   /** The request as the catalog quotes it, when the route names part of it in its path. Default: the body. */
   quoted?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -58,6 +61,7 @@ const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr
 
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/chat/completions', valid: chatBody },
+  { path: '/v1/chat/completions', valid: chatBody, rail: 'mpp' },
   {
     path: '/x402/openai/gpt-4.1-mini',
     valid: walletChatBody,
