@@ -5,6 +5,7 @@
  * 200, so the gateway stops retrying it.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { describeNotification } from '../dashboard/openapi-paths.js';
 import type { Deps } from '../deps.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
@@ -13,6 +14,7 @@ import type { PaymentGateway } from '../topup/gateway.js';
 import { settleNotice } from '../topup/orders.js';
 
 export function mountTopupNotification(app: OpenAPIHono<AppEnv>, deps: Deps, gateway: PaymentGateway): void {
+  describeNotification(app, gateway.notificationPath, gateway.id);
   app.post(gateway.notificationPath, async (c) => {
     const text = await c.req.text();
     if (text.length > BODY_LIMITS.admin) throw new ApiError('payload_too_large', 'notification too large');
