@@ -16,6 +16,7 @@ import { formatUsd } from '../ledger/money.js';
 import type { PaymentGateway } from '../topup/gateway.js';
 import { mountDashboardAssets } from './assets.js';
 import { cookiePolicy, parseIntField, parseUsdField, readForm, type Visit, visit } from './context.js';
+import { describeDashboard } from './openapi-paths.js';
 import { revokeOwnKey, updateOwnKey } from './own-keys.js';
 import { sameOrigin, securityHeaders } from './security.js';
 import { endSession, startSession } from './session.js';
@@ -49,6 +50,7 @@ export function mountDashboard(app: OpenAPIHono<AppEnv>, deps: Deps, gateway: Pa
       },
     }),
   );
+  describeDashboard(app);
   mountDashboardAssets(app);
 
   const signIn = async (c: Context<AppEnv>, v: Visit, error?: string, status: 200 | 401 = 200) =>

@@ -44,6 +44,11 @@ export async function startSession(
   await endSession(c, db, policy);
   const id = token();
   const now = Date.now();
+  // Expired sessions are swept as new ones start (they are refused on sight anyway).
+  await db.kysely
+    .deleteFrom('dashboard_sessions')
+    .where('expires_at', '<', new Date(now).toISOString())
+    .execute();
   const row: Session = {
     id_hash: sha256(id),
     account_id: 'accountId' in who ? who.accountId : null,

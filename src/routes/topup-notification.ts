@@ -5,7 +5,10 @@
  * 200, so the gateway stops retrying it.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { describeNotification } from '../dashboard/openapi-paths.js';
 import type { Deps } from '../deps.js';
+import { tooLarge } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
@@ -13,9 +16,18 @@ import type { PaymentGateway } from '../topup/gateway.js';
 import { settleNotice } from '../topup/orders.js';
 
 export function mountTopupNotification(app: OpenAPIHono<AppEnv>, deps: Deps, gateway: PaymentGateway): void {
+  describeNotification(app, gateway.notificationPath, gateway.id);
+  app.use(
+    gateway.notificationPath,
+    bodyLimit({
+      maxSize: BODY_LIMITS.admin,
+      onError: () => {
+        throw tooLarge(BODY_LIMITS.admin);
+      },
+    }),
+  );
   app.post(gateway.notificationPath, async (c) => {
     const text = await c.req.text();
-    if (text.length > BODY_LIMITS.admin) throw new ApiError('payload_too_large', 'notification too large');
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -205,6 +205,14 @@ describe.each(DB_TARGETS)('QRIS top-up on %s', (target) => {
     }
   });
 
+  it('refuses a notification that is not JSON, not Midtrans-shaped, or too large, crediting nothing', async () => {
+    const post = (body: string) =>
+      kasir.app.request(NOTIFY, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await post('not json')).status).toBe(400);
+    expect((await post('{"order_id":"x"}')).status).toBe(403);
+    expect((await post(JSON.stringify({ pad: 'x'.repeat(100_000) }))).status).toBe(413);
+  });
+
   it('applies two racing copies of one notification once', async () => {
     const { orderId } = await startTopup('100000');
     const body = midtrans.notification(orderId);
