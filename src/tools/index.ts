@@ -11,6 +11,8 @@ import { moderate } from './moderate.js';
 import { perpMarkets } from './perp-markets.js';
 import { rpc } from './rpc.js';
 import { search } from './search.js';
+import { stockFilings } from './stock-filings.js';
+import { stockFundamentals } from './stock-fundamentals.js';
 import { tokenPrice } from './token-price.js';
 import type { ToolFactory } from './types.js';
 
@@ -24,5 +26,7 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'perp-markets': perpMarkets,
   rpc,
   search,
+  'stock-filings': stockFilings,
+  'stock-fundamentals': stockFundamentals,
   'token-price': tokenPrice,
 };

@@ -162,4 +162,25 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     ),
   ),
   tool('moderate', fc.record({ text: fc.string({ minLength: 1, maxLength: 8000 }) })),
+  tool(
+    'stock-filings',
+    fc.record(
+      {
+        ticker: fc.constantFrom('AAPL', 'aapl'),
+        form: fc.constantFrom('10-K', '10-q', '8-K', '4', 'S-1'),
+        limit: fc.integer({ min: 1, max: 100 }),
+      },
+      { requiredKeys: ['ticker'] },
+    ),
+  ),
+  tool(
+    'stock-fundamentals',
+    fc.record(
+      {
+        ticker: fc.constantFrom('AAPL', 'aapl', 'NOXB'),
+        limit: fc.integer({ min: 1, max: 100 }),
+      },
+      { requiredKeys: ['ticker'] },
+    ),
+  ),
 ];

@@ -9,6 +9,7 @@ import { startFakeRpcNode } from '../fakes/json-rpc-node.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
 import { startFakeOpenAiText } from '../fakes/openai-text.js';
 import { startFakeBrave, startFakeSearxng } from '../fakes/search-providers.js';
+import { startFakeSecEdgar } from '../fakes/sec-edgar.js';
 import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
 
 export interface ToolFakes {
@@ -39,7 +40,9 @@ export async function startToolFakes(): Promise<ToolFakes> {
     TOGETHER_BASE_URL: await start(startFakeOpenAiText('together-key')),
     EMBED_PROVIDER: 'together',
     MODERATION_PROVIDER: 'together',
+    SEC_USER_AGENT: 'Kasir Test ops@example.com',
   };
+  env.SEC_DATA_BASE_URL = env.SEC_WWW_BASE_URL = await start(startFakeSecEdgar());
   const node = await start(startFakeRpcNode());
   env.RPC_URLS = ['ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon', 'solana']
     .map((chain) => `${chain}=${node}/${chain}`)
