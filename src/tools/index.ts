@@ -4,6 +4,7 @@
  */
 import { defiTvl } from './defi-tvl.js';
 import { dexPairs } from './dex-pairs.js';
+import { domainLookup } from './domain-lookup.js';
 import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
 import { gasPrice } from './gas-price.js';
@@ -19,6 +20,7 @@ import type { ToolFactory } from './types.js';
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'defi-tvl': defiTvl,
   'dex-pairs': dexPairs,
+  'domain-lookup': domainLookup,
   embed,
   'exchange-rate': exchangeRate,
   'gas-price': gasPrice,

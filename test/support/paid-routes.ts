@@ -183,4 +183,22 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       { requiredKeys: ['ticker'] },
     ),
   ),
+  tool(
+    'domain-lookup',
+    fc.record(
+      {
+        domain: fc.constantFrom(
+          'example.com',
+          'https://www.example.com/a?b=c',
+          'EXAMPLE.COM.',
+          'nothing-here.org',
+          'example.net',
+        ),
+        records: fc.uniqueArray(fc.constantFrom('A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'CAA'), {
+          minLength: 1,
+        }),
+      },
+      { requiredKeys: ['domain'] },
+    ),
+  ),
 ];
