@@ -8,6 +8,7 @@ import { domainLookup } from './domain-lookup.js';
 import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
 import { gasPrice } from './gas-price.js';
+import { marketBrief } from './market-brief.js';
 import { moderate } from './moderate.js';
 import { perpMarkets } from './perp-markets.js';
 import { rpc } from './rpc.js';
@@ -24,6 +25,7 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   embed,
   'exchange-rate': exchangeRate,
   'gas-price': gasPrice,
+  'market-brief': marketBrief,
   moderate,
   'perp-markets': perpMarkets,
   rpc,

@@ -201,4 +201,17 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       { requiredKeys: ['domain'] },
     ),
   ),
+  tool(
+    'market-brief',
+    fc.record(
+      {
+        chain: fc.constantFrom('ethereum', 'base', 'BSC', 'polygon'),
+        symbols: fc
+          .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'NOPE'), { minLength: 1 })
+          .map((s) => s.join(',')),
+        protocol: fc.constantFrom('aave', 'unknown-protocol'),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
 ];
