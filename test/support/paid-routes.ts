@@ -56,6 +56,17 @@ const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidR
 
 const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
 
+const EXCHANGE_RATE_BODY = fc.record(
+  {
+    from: fc.constantFrom(...CURRENCIES),
+    to: fc
+      .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
+      .map((c) => c.join(',')),
+    amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
+  },
+  { requiredKeys: [] },
+);
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/chat/completions', valid: chatBody },
   {
@@ -64,19 +75,13 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     rail: 'x402',
     quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
   },
-  tool(
-    'exchange-rate',
-    fc.record(
-      {
-        from: fc.constantFrom(...CURRENCIES),
-        to: fc
-          .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
-          .map((c) => c.join(',')),
-        amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
-      },
-      { requiredKeys: [] },
-    ),
-  ),
+  tool('exchange-rate', EXCHANGE_RATE_BODY),
+  {
+    path: '/x402/tools/exchange-rate',
+    valid: EXCHANGE_RATE_BODY,
+    rail: 'x402',
+    quoted: (body) => ({ ...body, model: 'tools/exchange-rate' }),
+  },
   tool(
     'perp-markets',
     fc.record(
