@@ -26,7 +26,7 @@ const children = [];
 cleanupOnExit(children);
 
 // Frankfurter's /latest answer for the first (missed) call; every later call is a cache hit.
-const upstream = createServer((req, res) => {
+const upstream = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(
     JSON.stringify({
