@@ -74,9 +74,12 @@ describe.each(DB_TARGETS)('tools/domain-lookup on %s', (db) => {
     expect((registration as { status: string[] }).status).toContain('client transfer prohibited');
     const seen = dns.queries.length;
     expect(
-      (await kit.paid('domain-lookup', { domain: 'https://Example.com/some/page?x=1' })).res.headers.get(
-        'x-cache',
-      ),
+      (
+        await kit.paid('domain-lookup', {
+          domain: 'EXAMPLE.com.',
+          records: ['TXT', 'A', 'NS', 'MX', 'AAAA', 'A'],
+        })
+      ).res.headers.get('x-cache'),
     ).toBe('hit');
     expect(dns.queries.length).toBe(seen);
   });

@@ -8,7 +8,7 @@ import { parse } from 'tldts';
 import { invalidInput } from '../http/errors.js';
 import { UpstreamError } from '../providers/types.js';
 import type { ToolFactory } from './types.js';
-import { dnsClient, type RecordType, type RecordValue } from './upstreams/dns.js';
+import { dnsClient, RECORD_TYPES, type RecordType, type RecordValue } from './upstreams/dns.js';
 import { rdapClient } from './upstreams/rdap.js';
 
 /** Registrations change rarely and DNS answers carry TTLs of minutes to hours. */
@@ -32,6 +32,12 @@ function hostnameOf(raw: string): { host: string; registrable: string } {
   return { host, registrable: parsed.domain };
 }
 
+/** The record types asked for, each once, in a fixed order. */
+const recordsOf = (input: Record<string, unknown>): RecordType[] =>
+  Array.isArray(input.records)
+    ? RECORD_TYPES.filter((t) => (input.records as unknown[]).includes(t))
+    : DEFAULT_RECORDS;
+
 const txtOf = (values: RecordValue[]) => values.filter((v): v is string => typeof v === 'string');
 
 export const domainLookup: ToolFactory = (deps) => {
@@ -39,11 +45,10 @@ export const domainLookup: ToolFactory = (deps) => {
   const dns = dnsClient(deps.config.tools.dnsServers, deps.config.tools.timeoutMs);
   return {
     cacheTtlMs: CACHE_TTL_MS,
+    cacheKey: (input) => [hostnameOf(String(input.domain)).host, recordsOf(input)],
     async run(input, call) {
       const { host, registrable } = hostnameOf(String(input.domain));
-      const types = (
-        Array.isArray(input.records) ? [...new Set(input.records)] : DEFAULT_RECORDS
-      ) as RecordType[];
+      const types = recordsOf(input);
       const [registration, records, email] = await Promise.allSettled([
         rdap.lookup(registrable, call.signal),
         (async () => {
