@@ -22,6 +22,12 @@ function cacheKey(entry: ToolEntry, tool: Tool, input: Record<string, unknown>):
   return `tool-answer:${entry.id}:${createHash('sha256').update(JSON.stringify(own)).digest('base64url')}`;
 }
 
+/**
+ * The largest answer kept (in characters): a paid call must not buy hours of the key-value store's memory (100
+ * embedding vectors are megabytes), so larger answers are answered fresh each time.
+ */
+const CACHED_ANSWER_LIMIT = 256 * 1024;
+
 const degraded = (body: Record<string, unknown>) => Array.isArray(body.degraded) && body.degraded.length > 0;
 
 export function createToolOffer(entry: ToolEntry, built: Tool | { missing: string }, kv: KeyValue): Offer {
@@ -52,7 +58,9 @@ export function createToolOffer(entry: ToolEntry, built: Tool | { missing: strin
         };
       }
       const body = await built.run(input, call);
-      if (!degraded(body)) await kv.set(key, JSON.stringify(body), ttl).catch(() => undefined);
+      const text = JSON.stringify(body);
+      if (!degraded(body) && text.length <= CACHED_ANSWER_LIMIT)
+        await kv.set(key, text, ttl).catch(() => undefined);
       return { kind: 'json', body, headers: { 'x-cache': 'miss' } };
     },
   };
