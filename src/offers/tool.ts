@@ -12,14 +12,21 @@ export function toolName(entry: ToolEntry): string {
 }
 
 /**
- * The cache key of one call: the tool and the values of its schema's own fields (extra properties, which the
- * schema allows, do not change the answer and do not split the cache).
+ * The cache key of one call: the tool and what the tool says identifies the answer, by default the values of its
+ * schema's own fields (extra properties, which the schema allows, do not change the answer and do not split the
+ * cache).
  */
-function cacheKey(entry: ToolEntry, input: Record<string, unknown>): string {
+function cacheKey(entry: ToolEntry, tool: Tool, input: Record<string, unknown>): string {
   const fields = Object.keys((entry.input.properties as Record<string, unknown> | undefined) ?? {}).sort();
-  const own = fields.map((f) => [f, input[f] ?? null]);
+  const own = tool.cacheKey ? tool.cacheKey(input) : fields.map((f) => [f, input[f] ?? null]);
   return `tool-answer:${entry.id}:${createHash('sha256').update(JSON.stringify(own)).digest('base64url')}`;
 }
+
+/**
+ * The largest answer kept (in characters): a paid call must not buy hours of the key-value store's memory (100
+ * embedding vectors are megabytes), so larger answers are answered fresh each time.
+ */
+const CACHED_ANSWER_LIMIT = 256 * 1024;
 
 const degraded = (body: Record<string, unknown>) => Array.isArray(body.degraded) && body.degraded.length > 0;
 
@@ -40,7 +47,7 @@ export function createToolOffer(entry: ToolEntry, built: Tool | { missing: strin
     async run(input, ctx) {
       const call = { signal: ctx.signal, requestId: ctx.requestId };
       if (!ttl) return { kind: 'json', body: await built.run(input, call) };
-      const key = cacheKey(entry, input);
+      const key = cacheKey(entry, built, input);
       // A store that cannot answer only costs the cache, never the call.
       const cached = await kv.get(key).catch(() => null);
       if (cached !== null) {
@@ -51,7 +58,9 @@ export function createToolOffer(entry: ToolEntry, built: Tool | { missing: strin
         };
       }
       const body = await built.run(input, call);
-      if (!degraded(body)) await kv.set(key, JSON.stringify(body), ttl).catch(() => undefined);
+      const text = JSON.stringify(body);
+      if (!degraded(body) && text.length <= CACHED_ANSWER_LIMIT)
+        await kv.set(key, text, ttl).catch(() => undefined);
       return { kind: 'json', body, headers: { 'x-cache': 'miss' } };
     },
   };

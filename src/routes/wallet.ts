@@ -137,7 +137,7 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
     '/x402/tools/:name',
     selling((x, body) => {
       const name = decodeURIComponent(x.path.slice('/x402/tools/'.length));
-      const entry = resolveEntry(deps.catalog, name, 'tool');
+      const entry = resolveEntry(deps.catalog, `tools/${name}`, 'tool');
       if (entry.kind !== 'tool') throw new ApiError('not_found', `no tool ${name}: see GET /v1/tools`);
       return { entry, input: body };
     }, BODY_LIMITS.tools),

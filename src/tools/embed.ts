@@ -6,8 +6,8 @@ import { UpstreamError } from '../providers/types.js';
 import type { ToolFactory } from './types.js';
 import { openAiCompatible } from './upstreams/openai-compatible.js';
 
-/** A model's vectors for a text never change. */
-const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+/** A model's vectors for a text never change; an hour keeps small repeated calls cheap (large answers are not kept). */
+const CACHE_TTL_MS = 60 * 60 * 1000;
 
 interface EmbeddingsAnswer {
   model?: string;

@@ -17,6 +17,11 @@ export const exchangeRate: ToolFactory = (deps) => {
   const ecb = frankfurter(deps);
   const tool: Tool = {
     cacheTtlMs: CACHE_TTL_MS,
+    cacheKey: (input) => [
+      String(input.from ?? 'USD').toUpperCase(),
+      String(input.to ?? '').toUpperCase(),
+      input.amount ?? 1,
+    ],
     async run(input, call) {
       const from = String(input.from ?? 'USD').toUpperCase();
       const wanted =

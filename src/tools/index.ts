@@ -4,25 +4,33 @@
  */
 import { defiTvl } from './defi-tvl.js';
 import { dexPairs } from './dex-pairs.js';
+import { domainLookup } from './domain-lookup.js';
 import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
 import { gasPrice } from './gas-price.js';
+import { marketBrief } from './market-brief.js';
 import { moderate } from './moderate.js';
 import { perpMarkets } from './perp-markets.js';
 import { rpc } from './rpc.js';
 import { search } from './search.js';
+import { stockFilings } from './stock-filings.js';
+import { stockFundamentals } from './stock-fundamentals.js';
 import { tokenPrice } from './token-price.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'defi-tvl': defiTvl,
   'dex-pairs': dexPairs,
+  'domain-lookup': domainLookup,
   embed,
   'exchange-rate': exchangeRate,
   'gas-price': gasPrice,
+  'market-brief': marketBrief,
   moderate,
   'perp-markets': perpMarkets,
   rpc,
   search,
+  'stock-filings': stockFilings,
+  'stock-fundamentals': stockFundamentals,
   'token-price': tokenPrice,
 };

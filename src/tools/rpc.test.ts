@@ -20,7 +20,7 @@ describe.each(DB_TARGETS)('tools/rpc on %s', (db) => {
   });
 
   it('relays a read call to the chain’s node and answers its result, charged (never cached)', async () => {
-    const body = { chain: 'Ethereum', method: 'eth_getBalance', params: ['0x' + 'ab'.repeat(20), 'latest'] };
+    const body = { chain: 'Ethereum', method: 'eth_getBalance', params: [`0x${'ab'.repeat(20)}`, 'latest'] };
     const { body: answer, res } = await kit.paid('rpc', body);
     expect(answer).toMatchObject({ chain: 'ethereum', result: '0xde0b6b3a7640000' });
     expect(res.headers.get('x-cache')).toBeNull();
@@ -56,7 +56,7 @@ describe.each(DB_TARGETS)('tools/rpc on %s', (db) => {
     const revert = {
       chain: 'ethereum',
       method: 'eth_call',
-      params: [{ to: '0x' + '00'.repeat(18) + 'dead' }, 'latest'],
+      params: [{ to: `0x${'00'.repeat(18)}dead` }, 'latest'],
     };
     expect((await kit.refused('rpc', revert, 400)).error.message).toContain('execution reverted');
     const bad = await kit.refused(

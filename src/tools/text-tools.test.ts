@@ -112,3 +112,29 @@ describe.each(DB_TARGETS)('tools/embed with a provider that refuses the key, on 
     expect(JSON.stringify(err)).not.toContain('a-wrong-key');
   });
 });
+
+describe.each(DB_TARGETS)('tools/embed answers too large to keep, on %s', (db) => {
+  let fake: FakeJsonUpstream;
+  let kit: ToolKit;
+  beforeAll(async () => {
+    fake = await startFakeOpenAiText('k-large');
+    kit = await startToolKit(db, {
+      TOGETHER_API_KEY: 'k-large',
+      TOGETHER_BASE_URL: fake.url,
+      EMBED_PROVIDER: 'together',
+    });
+  });
+  afterAll(async () => {
+    await kit.stop();
+    await fake.close();
+  });
+
+  it('are answered fresh each time (a paid call buys no lasting memory), and still charged', async () => {
+    const body = { texts: Array.from({ length: 40 }, (_, i) => `teks nomor ${i}`) };
+    const first = await kit.paid('embed', body);
+    expect(JSON.stringify(first.body).length).toBeGreaterThan(256 * 1024);
+    const second = await kit.paid('embed', body);
+    expect(second.res.headers.get('x-cache')).toBe('miss');
+    expect(fake.requests).toHaveLength(2);
+  });
+});

@@ -37,9 +37,9 @@ describe.each(DB_TARGETS)('tools/token-price on %s', (db) => {
     });
     expect(Object.keys(body.prices as object)).toEqual(['BTC', 'ETH']);
     const seen = gecko.requests.length;
-    expect((await kit.paid('token-price', { symbols: 'btc, ETH,NOPE' })).res.headers.get('x-cache')).toBe(
-      'hit',
-    );
+    expect(
+      (await kit.paid('token-price', { symbols: 'BTC,eth,nope', vs: 'USD' })).res.headers.get('x-cache'),
+    ).toBe('hit');
     expect(gecko.requests.length).toBe(seen);
   });
 

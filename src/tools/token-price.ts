@@ -13,6 +13,11 @@ export const tokenPrice: ToolFactory = (deps) => {
   const priceOf = createPriceSource(deps);
   return {
     cacheTtlMs: CACHE_TTL_MS,
+    cacheKey: (input) => [
+      String(input.vs ?? 'usd').toLowerCase(),
+      csv(input.symbols).map((s) => s.toUpperCase()),
+      csv(input.symbols).length ? [] : csv(input.ids).map((s) => s.toLowerCase()),
+    ],
     async run(input, call) {
       const vs = String(input.vs ?? 'usd').toLowerCase();
       const symbols = csv(input.symbols).map((s) => s.toUpperCase());

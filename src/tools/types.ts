@@ -37,6 +37,11 @@ export interface Tool {
    */
   cacheTtlMs?: number;
   /**
+   * What identifies an answer in the cache, when inputs written differently ask the same thing (`example.com` and
+   * `https://EXAMPLE.com/`); by default the values of the schema's own fields. May throw an ApiError for bad input.
+   */
+  cacheKey?(input: Record<string, unknown>): unknown;
+  /**
    * Runs one validated call and returns the tool's own answer fields (the checkout adds `tool`, `costMicroUsd` and
    * the receipt). Throws UpstreamError when an upstream fails (nothing is charged) or ApiError for input the
    * schema could not catch (a 400, nothing charged).

@@ -59,6 +59,17 @@ const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidR
 
 const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
 
+const EXCHANGE_RATE_BODY = fc.record(
+  {
+    from: fc.constantFrom(...CURRENCIES),
+    to: fc
+      .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
+      .map((c) => c.join(',')),
+    amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
+  },
+  { requiredKeys: [] },
+);
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/chat/completions', valid: chatBody },
   { path: '/v1/chat/completions', valid: chatBody, rail: 'mpp' },
@@ -68,19 +79,13 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     rail: 'x402',
     quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
   },
-  tool(
-    'exchange-rate',
-    fc.record(
-      {
-        from: fc.constantFrom(...CURRENCIES),
-        to: fc
-          .uniqueArray(fc.constantFrom(...CURRENCIES), { minLength: 1, maxLength: 4 })
-          .map((c) => c.join(',')),
-        amount: fc.double({ min: 0, max: 1e12, noNaN: true }),
-      },
-      { requiredKeys: [] },
-    ),
-  ),
+  tool('exchange-rate', EXCHANGE_RATE_BODY),
+  {
+    path: '/x402/tools/exchange-rate',
+    valid: EXCHANGE_RATE_BODY,
+    rail: 'x402',
+    quoted: (body) => ({ ...body, model: 'tools/exchange-rate' }),
+  },
   tool(
     'perp-markets',
     fc.record(
@@ -166,4 +171,56 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     ),
   ),
   tool('moderate', fc.record({ text: fc.string({ minLength: 1, maxLength: 8000 }) })),
+  tool(
+    'stock-filings',
+    fc.record(
+      {
+        ticker: fc.constantFrom('AAPL', 'aapl'),
+        form: fc.constantFrom('10-K', '10-q', '8-K', '4', 'S-1'),
+        limit: fc.integer({ min: 1, max: 100 }),
+      },
+      { requiredKeys: ['ticker'] },
+    ),
+  ),
+  tool(
+    'stock-fundamentals',
+    fc.record(
+      {
+        ticker: fc.constantFrom('AAPL', 'aapl', 'NOXB'),
+        limit: fc.integer({ min: 1, max: 100 }),
+      },
+      { requiredKeys: ['ticker'] },
+    ),
+  ),
+  tool(
+    'domain-lookup',
+    fc.record(
+      {
+        domain: fc.constantFrom(
+          'example.com',
+          'https://www.example.com/a?b=c',
+          'EXAMPLE.COM.',
+          'nothing-here.org',
+          'example.net',
+        ),
+        records: fc.uniqueArray(fc.constantFrom('A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'CAA'), {
+          minLength: 1,
+        }),
+      },
+      { requiredKeys: ['domain'] },
+    ),
+  ),
+  tool(
+    'market-brief',
+    fc.record(
+      {
+        chain: fc.constantFrom('ethereum', 'base', 'BSC', 'polygon'),
+        symbols: fc
+          .uniqueArray(fc.constantFrom('BTC', 'eth', 'SOL', 'NOPE'), { minLength: 1 })
+          .map((s) => s.join(',')),
+        protocol: fc.constantFrom('aave', 'unknown-protocol'),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
 ];

@@ -3,12 +3,15 @@ import type { RawEnv } from '../../src/config.js';
 import { startFakeCoinGecko } from '../fakes/coingecko.js';
 import { startFakeDefiLlama, startFakeDefiLlamaCoins } from '../fakes/defillama.js';
 import { startFakeDexScreener } from '../fakes/dexscreener.js';
+import { startFakeDns } from '../fakes/dns-server.js';
 import { startFakeFrankfurter } from '../fakes/frankfurter.js';
 import { startFakeHyperliquid } from '../fakes/hyperliquid.js';
 import { startFakeRpcNode } from '../fakes/json-rpc-node.js';
 import type { FakeJsonUpstream } from '../fakes/json-upstream.js';
 import { startFakeOpenAiText } from '../fakes/openai-text.js';
+import { startFakeRdap } from '../fakes/rdap.js';
 import { startFakeBrave, startFakeSearxng } from '../fakes/search-providers.js';
+import { startFakeSecEdgar } from '../fakes/sec-edgar.js';
 import { TOOL_TEST_TIMEOUT_MS } from './tool-kit.js';
 
 export interface ToolFakes {
@@ -39,7 +42,21 @@ export async function startToolFakes(): Promise<ToolFakes> {
     TOGETHER_BASE_URL: await start(startFakeOpenAiText('together-key')),
     EMBED_PROVIDER: 'together',
     MODERATION_PROVIDER: 'together',
+    SEC_USER_AGENT: 'Kasir Test ops@example.com',
   };
+  env.SEC_DATA_BASE_URL = env.SEC_WWW_BASE_URL = await start(startFakeSecEdgar());
+  const rdap = await startFakeRdap();
+  started.push(rdap);
+  env.RDAP_BOOTSTRAP_URL = rdap.bootstrapUrl;
+  const dns = await startFakeDns({
+    'example.com': {
+      A: ['93.184.215.14'],
+      MX: [{ preference: 10, exchange: 'mx.example.com' }],
+      TXT: ['v=spf1 -all'],
+    },
+    '_dmarc.example.com': { TXT: ['v=DMARC1; p=none'] },
+  });
+  env.DNS_SERVERS = dns.server;
   const node = await start(startFakeRpcNode());
   env.RPC_URLS = ['ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon', 'solana']
     .map((chain) => `${chain}=${node}/${chain}`)
@@ -47,7 +64,7 @@ export async function startToolFakes(): Promise<ToolFakes> {
   return {
     env,
     close: async () => {
-      await Promise.all(started.map((f) => f.close()));
+      await Promise.all([...started.map((f) => f.close()), dns.close()]);
     },
   };
 }

@@ -1,0 +1,77 @@
+// A cached paid data tool (tools/exchange-rate answered from the key-value store, charged to a funded key) against
+// the free lookups (wilayah, terbilang) on the same built server: what a paid tool call costs beside a free one.
+// Usage: npm run build && node bench/tools.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
+import {
+  cleanupOnExit,
+  header,
+  interleaved,
+  kasirArgs,
+  pinSelf,
+  printTable,
+  requireBuild,
+  startNode,
+} from './lib/harness.mjs';
+
+requireBuild();
+pinSelf();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
+const children = [];
+cleanupOnExit(children);
+
+// Frankfurter's /latest answer for the first (missed) call; every later call is a cache hit.
+const upstream = createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      amount: 1,
+      base: 'USD',
+      date: '2026-11-24',
+      rates: { EUR: 0.8642, IDR: 16744.7, JPY: 157.02 },
+    }),
+  );
+});
+await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+
+try {
+  const kasir = await startNode('kasir', kasirArgs(), {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '0',
+    ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'warn',
+    TOOL_TRUSTED_HOSTS: '127.0.0.1',
+    FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
+  });
+  children.push(kasir);
+  const key = await keyWith(kasir, 100_000_000_000);
+  const body = JSON.stringify({ from: 'USD', to: 'IDR', amount: 100 });
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const url = `${kasir.url}/v1/tools/exchange-rate`;
+  const first = await request(url, { method: 'POST', headers, body });
+  if (first.statusCode !== 200)
+    throw new Error(`exchange-rate: ${first.statusCode} ${await first.body.text()}`);
+  await first.body.dump();
+  const second = await request(url, { method: 'POST', headers, body });
+  if (second.headers['x-cache'] !== 'hit')
+    throw new Error('the second exchange-rate call was not a cache hit');
+  await second.body.dump();
+  const targets = [
+    { ...kasir, name: 'free lookup: wilayah', url: `${kasir.url}/v1/tools/wilayah?q=bandung` },
+    { ...kasir, name: 'free lookup: terbilang', url: `${kasir.url}/v1/tools/terbilang?n=1250000` },
+    { ...kasir, name: 'paid exchange-rate (cache hit)', url, method: 'POST', headers, body },
+  ];
+  header('tools');
+  printTable('A cached paid tool call against the free lookups', await interleaved(targets));
+} finally {
+  for (const c of children) c.child.kill('SIGTERM');
+  upstream.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
