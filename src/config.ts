@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -115,6 +116,7 @@ const envSchema = z.object({
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
   ...providerShape,
   ...x402EnvShape,
+  ...fetchEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -161,6 +163,8 @@ export interface Config {
   providers: Record<ProviderName, ProviderConfig>;
   /** The x402 wallet rails (see config-x402.ts); no chains = the rail is off. */
   x402: X402Config;
+  /** The safe fetcher (see config-fetch.ts). */
+  fetch: FetchConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -212,6 +216,7 @@ export function loadConfig(env: RawEnv): Config {
   const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR, problems);
   const providerMarginPercent = parseMargins(e.PROVIDER_MARGIN_PERCENT, problems);
   const x402 = parseX402(e as Record<string, unknown>, problems);
+  const fetch = parseFetch(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -256,6 +261,7 @@ export function loadConfig(env: RawEnv): Config {
     providerMarginPercent,
     providers,
     x402,
+    fetch,
   };
 }
 
