@@ -12,6 +12,7 @@ import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
+import { mountModelRoutes } from './routes/models.js';
 import { mountOpsRoutes } from './routes/ops.js';
 import { mountToolRoutes } from './routes/tools.js';
 import { mountWalletRoutes } from './routes/wallet.js';
@@ -55,6 +56,7 @@ export function createApp(deps: Deps): LaneApp {
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);
+  mountModelRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   mountCatalogRoutes(app, {

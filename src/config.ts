@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
+import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -117,6 +118,7 @@ const envSchema = z.object({
   ...providerShape,
   ...x402EnvShape,
   ...fetchEnvShape,
+  ...mediaEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -165,6 +167,8 @@ export interface Config {
   x402: X402Config;
   /** The safe fetcher (see config-fetch.ts). */
   fetch: FetchConfig;
+  /** Media models' polling and waiting (see config-media.ts). */
+  mediaModels: MediaConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -262,6 +266,7 @@ export function loadConfig(env: RawEnv): Config {
     providers,
     x402,
     fetch,
+    mediaModels: parseMedia(e as Record<string, unknown>),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
 import type { Catalog } from './catalog/types.js';
 import type { Config } from './config.js';
+import type { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
 import type { KeyResolver } from './ledger/accounts.js';
@@ -19,6 +20,8 @@ export interface Deps {
   db: Db;
   kv: KeyValue;
   media: Media;
+  /** Every URL kasir fetches on a caller's behalf goes through it (src/fetch). */
+  fetcher: SafeFetcher;
   keys: KeyResolver;
   /** Where prepaid calls' money is reserved and charged: balance leases, or one hold per call. */
   reserves: Reserves;

@@ -5,6 +5,7 @@ import { loadCatalog } from './catalog/load.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
+import { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
@@ -13,8 +14,10 @@ import { replayOrphanJournals } from './ledger/journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
+import { FileInputs } from './offers/media-files.js';
 import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
+import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
@@ -96,6 +99,20 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ),
     });
     const chat = { providers: chatProviders, router: chatRouter };
+    const fetcher = new SafeFetcher({
+      allowedHosts: config.fetch.allowedHosts,
+      maxRedirects: config.fetch.maxRedirects,
+      timeoutMs: config.fetch.timeoutMs,
+    });
+    const mediaProviders = createMediaProviders(config);
+    closers.push(() => mediaProviders.close());
+    const files = new FileInputs({
+      media,
+      fetcher,
+      publicBaseUrl: config.publicBaseUrl,
+      maxBytes: config.fetch.maxBytes,
+    });
+    const mediaRuntime = { files, fetcher, media, limits: config.fetch };
     const deps: Deps = {
       config,
       log,
@@ -103,12 +120,13 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       db,
       kv,
       media,
+      fetcher,
       keys,
       reserves,
       rails,
       catalog,
       chat,
-      offers: createOfferRegistry({ config, media, chat, log }),
+      offers: createOfferRegistry({ config, media, fetcher, chat, log, mediaProviders, mediaRuntime }),
     };
     const stopSweeper = startSweeper(
       db,

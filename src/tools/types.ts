@@ -4,15 +4,20 @@
  * against the catalog's schema and moves the money; a tool only does the work.
  */
 import type { Config } from '../config.js';
+import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { Logger } from '../http/logger.js';
 import type { Media } from '../media/service.js';
 import type { ChatRuntime } from '../offers/chat.js';
 import type { CallSignal } from '../providers/call-signal.js';
 
-/** What tools may use: the configuration, the media store (results kasir hosts), the chat models, the log. */
+/**
+ * What tools may use: the configuration, the media store (results kasir hosts), the safe fetcher (every URL fetched
+ * on a caller's behalf), the chat models, the log.
+ */
 export interface ToolDeps {
   config: Config;
   media: Media;
+  fetcher: SafeFetcher;
   chat: ChatRuntime;
   log: Logger;
 }
