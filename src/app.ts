@@ -53,6 +53,7 @@ export function createApp(deps: Deps): LaneApp {
     metrics: deps.metrics,
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
+    jobs: deps.jobs,
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);

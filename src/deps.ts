@@ -1,5 +1,6 @@
 /** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
 import type { Catalog } from './catalog/types.js';
+import type { JobRunner } from './checkout/jobs.js';
 import type { Config } from './config.js';
 import type { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
@@ -31,4 +32,6 @@ export interface Deps {
   chat: ChatRuntime;
   /** How each catalog entry runs here (and whether it can). */
   offers: OfferRegistry;
+  /** Async jobs: submitted, polled and settled (see checkout/jobs.ts). */
+  jobs: JobRunner;
 }

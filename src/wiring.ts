@@ -2,6 +2,7 @@
 import path from 'node:path';
 
 import { loadCatalog } from './catalog/load.js';
+import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
@@ -113,6 +114,25 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       maxBytes: config.fetch.maxBytes,
     });
     const mediaRuntime = { files, fetcher, media, limits: config.fetch };
+    const offers = createOfferRegistry({ config, media, fetcher, chat, log, mediaProviders, mediaRuntime });
+    const jobs = new JobRunner({
+      db,
+      log,
+      rails,
+      offerOf: (id) => {
+        const entry = catalog.find(id);
+        return entry ? offers.offerFor(entry) : undefined;
+      },
+      publicBaseUrl: config.publicBaseUrl,
+      settings: {
+        pollFirstMs: config.mediaModels.pollFirstMs,
+        pollMaxMs: config.mediaModels.pollMaxMs,
+        deadlineMs: config.mediaModels.jobDeadlineMs,
+      },
+    });
+    jobs.start();
+    // Stopped first on the way down: open jobs stay in the table for the next instance.
+    closers.push(() => jobs.stop());
     const deps: Deps = {
       config,
       log,
@@ -126,7 +146,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       rails,
       catalog,
       chat,
-      offers: createOfferRegistry({ config, media, fetcher, chat, log, mediaProviders, mediaRuntime }),
+      offers,
+      jobs,
     };
     const stopSweeper = startSweeper(
       db,

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ModelEntry } from '../catalog/types.js';
-import type { Offer } from '../checkout/offer.js';
+import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
 import type { FetchConfig } from '../config-fetch.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
@@ -14,8 +14,8 @@ import { ApiError } from '../http/errors.js';
 import { acceptedMediaType } from '../media/keys.js';
 import type { Media, MediaObject } from '../media/service.js';
 import { MediaTooLargeError } from '../media/store.js';
-import type { CallSignal } from '../providers/call-signal.js';
-import type { MediaProvider, ProducedFile } from '../providers/media/types.js';
+import { CallAbort, type CallSignal } from '../providers/call-signal.js';
+import type { MediaCall, MediaOutput, MediaProvider, ProducedFile } from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
 import type { FileInputs } from './media-files.js';
 
@@ -77,8 +77,60 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
   const kind = entry.output;
   const fileLimit =
     entry.category === 'speech-to-text' ? rt.limits.transcriptionMaxBytes : rt.limits.maxBytes;
+
+  /** The adapter's call for a validated input: local inputs dropped, file inputs resolved. */
+  const callOf = async (input: Record<string, unknown>, ctx: RunContext): Promise<MediaCall> => {
+    const upstreamInput: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) if (!local.has(key)) upstreamInput[key] = value;
+    const files = await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit);
+    return {
+      endpoint: entry.upstream.endpoint,
+      produces: kind,
+      input: upstreamInput,
+      files,
+      signal: ctx.signal,
+      requestId: ctx.requestId,
+    };
+  };
+
+  /** The answer's output for what the adapter produced: re-hosted files, or the provider's own body. */
+  const answer = async (output: MediaOutput, signal: CallSignal): Promise<Record<string, unknown>> => {
+    if (output.kind === 'data') return output.body;
+    const hosted: Hosted[] = [];
+    try {
+      for (const file of output.files) hosted.push(await rehost(file, kind, provider.trusted, rt, signal));
+    } catch (err) {
+      await Promise.all(hosted.map((h) => rt.media.delete(h.key).catch(() => {})));
+      throw rehostFailure(err);
+    }
+    const view = (h: Hosted): MediaObject => ({
+      url: h.url,
+      contentType: h.contentType,
+      sizeBytes: h.sizeBytes,
+    });
+    const [first] = hosted as [Hosted, ...Hosted[]];
+    const body: Record<string, unknown> = { ...view(first) };
+    if (hosted.length > 1) body.files = hosted.map(view);
+    return body;
+  };
+
+  const { queue } = provider;
+  const job: OfferJob | undefined = queue && {
+    async submit(input, ctx) {
+      return queue.submit(await callOf(input, ctx));
+    },
+    status: (handle, signal) => queue.status(handle, signal),
+    async result(handle, signal) {
+      return answer(await queue.result(handle, signal), signal);
+    },
+    ...(queue.cancel
+      ? { cancel: (handle) => queue.cancel?.(handle, new CallAbort()) ?? Promise.resolve() }
+      : {}),
+  };
+
   return {
     entry,
+    ...(job ? { job } : {}),
     preflight() {
       if (provider.missing)
         throw new ApiError(
@@ -90,35 +142,8 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
         );
     },
     async run(input, ctx) {
-      const upstreamInput: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(input)) if (!local.has(key)) upstreamInput[key] = value;
-      const files = await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit);
-      const output = await provider.run({
-        endpoint: entry.upstream.endpoint,
-        produces: kind,
-        input: upstreamInput,
-        files,
-        signal: ctx.signal,
-        requestId: ctx.requestId,
-      });
-      if (output.kind === 'data') return { kind: 'json', body: output.body };
-      const hosted: Hosted[] = [];
-      try {
-        for (const file of output.files)
-          hosted.push(await rehost(file, kind, provider.trusted, rt, ctx.signal));
-      } catch (err) {
-        await Promise.all(hosted.map((h) => rt.media.delete(h.key).catch(() => {})));
-        throw rehostFailure(err);
-      }
-      const view = (h: Hosted): MediaObject => ({
-        url: h.url,
-        contentType: h.contentType,
-        sizeBytes: h.sizeBytes,
-      });
-      const [first] = hosted as [Hosted, ...Hosted[]];
-      const body: Record<string, unknown> = { ...view(first) };
-      if (hosted.length > 1) body.files = hosted.map(view);
-      return { kind: 'json', body };
+      const output = await provider.run(await callOf(input, ctx));
+      return { kind: 'json', body: await answer(output, ctx.signal) };
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
-import { invalidInput } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
 import { exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
@@ -81,7 +81,43 @@ function openApiRoute(path: string, summary: string, example: string) {
   });
 }
 
+const jobRoute = createRoute({
+  method: 'get',
+  path: '/v1/jobs/{id}',
+  tags: ['inference'],
+  summary: 'Status of an async job',
+  description:
+    'A paid call sent with `Prefer: respond-async` (prepaid key, queue-backed models) answers 202 `{ job_id, status, ' +
+    'status_url }`. This free route answers `{ job_id, status: queued | running | succeeded | failed, result?, error? }` ' +
+    'from any instance; `result` is the body the synchronous call would have answered. The charge is captured only ' +
+    'when the job succeeds.',
+  request: { params: z.object({ id: z.string() }) },
+  responses: {
+    200: {
+      description: 'Where the job stands',
+      content: {
+        'application/json': {
+          schema: z.object({
+            job_id: z.string(),
+            status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+            result: InferenceResult.optional(),
+            error: z.record(z.string(), z.unknown()).optional(),
+          }),
+        },
+      },
+    },
+    ...pickErrors(404),
+  },
+});
+
 export function mountModelRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
+  app.openAPIRegistry.registerPath(jobRoute);
+  app.get('/v1/jobs/:id', async (c: Context<AppEnv>) => {
+    const id = c.req.param('id') ?? '';
+    const status = /^job_[0-9a-f]{32}$/.test(id) ? await deps.jobs.status(id) : null;
+    if (!status) throw new ApiError('not_found', `no job ${id}`);
+    return c.json(status, 200, { 'cache-control': 'no-store' });
+  });
   for (const route of ROUTES) {
     app.openAPIRegistry.registerPath(openApiRoute(route.path, route.summary, route.example));
     app.post(route.path, (c: Context<AppEnv>) => {

@@ -5,6 +5,7 @@ import { m001Media } from './001-media.js';
 import { m002Ledger } from './002-ledger.js';
 import { m003Leases } from './003-leases.js';
 import { m004WalletPayments } from './004-wallet-payments.js';
+import { m005Jobs } from './005-jobs.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -12,5 +13,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '002-ledger': m002Ledger(kind),
     '003-leases': m003Leases(kind),
     '004-wallet-payments': m004WalletPayments(kind),
+    '005-jobs': m005Jobs(kind),
   };
 }
