@@ -1,9 +1,10 @@
-/** Builds the media adapters (fal, OpenAI) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
 import type { Config } from '../../config.js';
 import { createFalProvider } from '../fal/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
 import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
+import { createReplicateProvider } from '../replicate/provider.js';
 import type { MediaProvider } from './types.js';
 
 export interface MediaProviders {
@@ -14,7 +15,7 @@ export interface MediaProviders {
 
 export function createMediaProviders(config: Config): MediaProviders {
   const pools = new UpstreamPools();
-  const client = (name: 'fal' | 'openai') => {
+  const client = (name: 'fal' | 'openai' | 'replicate') => {
     const p = config.providers[name];
     return new UpstreamClient({
       provider: name,
@@ -31,10 +32,12 @@ export function createMediaProviders(config: Config): MediaProviders {
   };
   const fal = createFalProvider(config.providers.fal, client('fal'), timing);
   const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));
+  const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
       if (entry.upstream.provider === 'fal') return fal;
+      if (entry.upstream.provider === 'replicate') return replicate;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },
