@@ -362,6 +362,28 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
     });
   });
 
+  it('runs a chat model on /v1/infer with the completion nested under output', async () => {
+    const body = {
+      model: 'anthropic/claude-haiku-4-5',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 16,
+    };
+    const answer = await post('/v1/infer', body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(answer.json).toMatchObject({ model: body.model, costMicroUsd: kasir.quote(body) });
+    expect(answer.json.output).toMatchObject({ object: 'chat.completion', choices: expect.any(Array) });
+    const tool = await post('/v1/infer', { model: 'tools/exchange-rate' });
+    expect(tool.status).toBe(400);
+    expect(tool.json.error?.message).toContain('POST /v1/tools/exchange-rate');
+  });
+
+  it('refuses a bad FETCH_ALLOWED_HOSTS at start-up, naming the entry', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(() => loadConfig({ FETCH_ALLOWED_HOSTS: '127.0.0.1:8080,intranet' })).toThrow(
+      /FETCH_ALLOWED_HOSTS: "intranet" is not host:port/,
+    );
+  });
+
   it('lists the models of configured media providers as available', async () => {
     const res = await kasir.app.request('/v1/models');
     const { models } = (await res.json()) as { models: Array<{ id: string; available: boolean }> };
