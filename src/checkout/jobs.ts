@@ -115,27 +115,38 @@ export class JobRunner {
     }
     const now = new Date();
     const id = `job_${randomBytes(16).toString('hex')}`;
-    await this.deps.db.kysely
-      .insertInto('jobs')
-      .values({
-        id,
-        offer_id: offer.entry.id,
-        rail: rail.id,
-        account_id: payer.accountId,
-        key_id: payer.keyId,
-        hold_id: hold.holdId,
-        amount_micro_usd: pricing.quote.costMicroUsd,
-        request_id: x.requestId,
-        handle: JSON.stringify(handle),
-        status: 'queued',
-        result: null,
-        error: null,
-        created_at: now.toISOString(),
-        deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
-        locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
-        finished_at: null,
-      })
-      .execute();
+    try {
+      await this.deps.db.kysely
+        .insertInto('jobs')
+        .values({
+          id,
+          offer_id: offer.entry.id,
+          rail: rail.id,
+          account_id: payer.accountId,
+          key_id: payer.keyId,
+          hold_id: hold.holdId,
+          amount_micro_usd: pricing.quote.costMicroUsd,
+          request_id: x.requestId,
+          handle: JSON.stringify(handle),
+          status: 'queued',
+          result: null,
+          error: null,
+          created_at: now.toISOString(),
+          deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
+          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+          finished_at: null,
+        })
+        .execute();
+    } catch (err) {
+      // Not recorded, so nobody would ever settle it: stop the upstream's work and give the money back now.
+      void job.cancel?.(handle).catch(() => {});
+      await rail.jobs.settle(hold.holdId, 'release', payer, {
+        ...usage,
+        httpStatus: 500,
+        errorCode: 'internal_error',
+      });
+      throw err;
+    }
     void this.drive(id, true);
     const body = { job_id: id, status: 'queued', status_url: `${this.deps.publicBaseUrl}/v1/jobs/${id}` };
     return x.send(202, JSON.stringify(body), { 'content-type': 'application/json', ...hold.headers });
