@@ -13,6 +13,7 @@ import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
+import { mountModelRoutes } from './routes/models.js';
 import { mountOpsRoutes } from './routes/ops.js';
 import { mountToolRoutes } from './routes/tools.js';
 import { mountTopupNotification } from './routes/topup-notification.js';
@@ -55,9 +56,11 @@ export function createApp(deps: Deps): LaneApp {
     metrics: deps.metrics,
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
+    jobs: deps.jobs,
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);
+  mountModelRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   const topupGateway = openTopupGateway(deps.config);

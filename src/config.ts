@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './config-dashboard.js';
+import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
+import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
@@ -121,6 +123,8 @@ const envSchema = z.object({
   ...mppEnvShape,
   ...toolsEnvShape,
   ...dashboardEnvShape,
+  ...fetchEnvShape,
+  ...mediaEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -173,6 +177,10 @@ export interface Config {
   tools: ToolsConfig;
   /** The dashboard and rupiah top-ups (see config-dashboard.ts). */
   dashboard: DashboardConfig;
+  /** The safe fetcher (see config-fetch.ts). */
+  fetch: FetchConfig;
+  /** Media models' polling and waiting (see config-media.ts). */
+  mediaModels: MediaConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -227,6 +235,7 @@ export function loadConfig(env: RawEnv): Config {
   const mpp = parseMpp(e as Record<string, unknown>, problems);
   const tools = parseTools(e as Record<string, unknown>, problems);
   const dashboard = parseDashboard(e, problems);
+  const fetch = parseFetch(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -274,6 +283,8 @@ export function loadConfig(env: RawEnv): Config {
     mpp,
     tools,
     dashboard,
+    fetch,
+    mediaModels: parseMedia(e as Record<string, unknown>),
   };
 }
 

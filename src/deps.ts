@@ -1,6 +1,8 @@
 /** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
 import type { Catalog } from './catalog/types.js';
+import type { JobRunner } from './checkout/jobs.js';
 import type { Config } from './config.js';
+import type { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
 import type { KeyResolver } from './ledger/accounts.js';
@@ -20,6 +22,8 @@ export interface Deps {
   db: Db;
   kv: KeyValue;
   media: Media;
+  /** Every URL kasir fetches on a caller's behalf goes through it (src/fetch). */
+  fetcher: SafeFetcher;
   keys: KeyResolver;
   /** Where prepaid calls' money is reserved and charged: balance leases, or one hold per call. */
   reserves: Reserves;
@@ -31,4 +35,6 @@ export interface Deps {
   chat: ChatRuntime;
   /** How each catalog entry runs here (and whether it can). */
   offers: OfferRegistry;
+  /** Async jobs: submitted, polled and settled (see checkout/jobs.ts). */
+  jobs: JobRunner;
 }

@@ -2,9 +2,11 @@
 import path from 'node:path';
 
 import { loadCatalog } from './catalog/load.js';
+import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
+import { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
@@ -13,8 +15,10 @@ import { replayOrphanJournals } from './ledger/journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
+import { FileInputs } from './offers/media-files.js';
 import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
+import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
 import { openMppRail } from './rails/mpp/open.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
@@ -105,6 +109,49 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     const chat = { providers: chatProviders, router: chatRouter };
     const toolHttp = createToolHttp(config.tools);
     closers.push(() => toolHttp.close());
+    const fetcher = new SafeFetcher({
+      allowedHosts: config.fetch.allowedHosts,
+      maxRedirects: config.fetch.maxRedirects,
+      timeoutMs: config.fetch.timeoutMs,
+    });
+    const mediaProviders = createMediaProviders(config);
+    closers.push(() => mediaProviders.close());
+    const files = new FileInputs({
+      media,
+      fetcher,
+      publicBaseUrl: config.publicBaseUrl,
+      maxBytes: config.fetch.maxBytes,
+    });
+    const mediaRuntime = { files, fetcher, media, limits: config.fetch };
+    const offers = createOfferRegistry({
+      config,
+      media,
+      fetcher,
+      chat,
+      log,
+      kv,
+      http: toolHttp,
+      mediaProviders,
+      mediaRuntime,
+    });
+    const jobs = new JobRunner({
+      db,
+      log,
+      rails,
+      offerOf: (id) => {
+        const entry = catalog.find(id);
+        return entry ? offers.offerFor(entry) : undefined;
+      },
+      publicBaseUrl: config.publicBaseUrl,
+      settings: {
+        pollFirstMs: config.mediaModels.pollFirstMs,
+        pollMaxMs: config.mediaModels.pollMaxMs,
+        deadlineMs: config.mediaModels.jobDeadlineMs,
+      },
+    });
+    jobs.start();
+    // Stopped first on the way down: open jobs stay in the table for the next instance.
+    closers.push(() => jobs.stop());
     const deps: Deps = {
       config,
       log,
@@ -112,13 +159,15 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       db,
       kv,
       media,
+      fetcher,
       keys,
       reserves,
       rails,
       mpp,
       catalog,
       chat,
-      offers: createOfferRegistry({ config, media, chat, log, kv, http: toolHttp }),
+      offers,
+      jobs,
     };
     const stopSweeper = startSweeper(
       db,

@@ -35,8 +35,28 @@ export type OfferResult =
       closingFrames(end: StreamEvent & { type: 'end' }, stamp: CostStamp): Buffer;
     };
 
+/** Where an async job stands upstream. */
+export type JobState =
+  | { state: 'queued' | 'running' | 'succeeded' }
+  | { state: 'failed'; message: string; callerFault: boolean };
+
+/**
+ * An offer that can run as an async job: submitted within the paid request, then polled (by any instance, after
+ * a restart too) until it ends; its handle is JSON the job table keeps.
+ */
+export interface OfferJob {
+  submit(input: Record<string, unknown>, ctx: RunContext): Promise<Record<string, unknown>>;
+  status(handle: Record<string, unknown>, signal: CallSignal): Promise<JobState>;
+  /** The finished job's result: the JSON body the synchronous call's offer would have returned. */
+  result(handle: Record<string, unknown>, signal: CallSignal): Promise<Record<string, unknown>>;
+  /** Stops the upstream's work (best effort). */
+  cancel?(handle: Record<string, unknown>): Promise<void>;
+}
+
 export interface Offer {
   entry: CatalogEntry;
+  /** Present when the offer can run as an async job (`Prefer: respond-async`). */
+  job?: OfferJob;
   /** Throws an ApiError (e.g. 503 not configured) when the offer cannot run at all; called before any payment. */
   preflight?(input: Record<string, unknown>): void;
   /** Runs the paid work; throws UpstreamError or ApiError on failure. */

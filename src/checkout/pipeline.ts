@@ -28,6 +28,7 @@ import {
   readIdempotencyKey,
   type StoredResponse,
 } from './idempotency.js';
+import { type JobRunner, wantsAsync } from './jobs.js';
 import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
 import type { Offer, OfferResult, StreamEvent } from './offer.js';
 import { runFailure } from './upstream-errors.js';
@@ -39,6 +40,8 @@ export interface CheckoutDeps {
   metrics: Metrics;
   log: Logger;
   publicBaseUrl: string;
+  /** Runs async jobs (`Prefer: respond-async`); absent, every call is answered synchronously. */
+  jobs?: JobRunner;
 }
 
 export interface Sale {
@@ -155,6 +158,21 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const quote = quoteFor(rail.priceClass);
   assertWithinMaxPrice(maxPrice, quote.costMicroUsd, entry.id);
   const payer = await rail.identify(req);
+  // An async job, when asked for and both the offer and the rail can carry one (else the call runs synchronously).
+  const { job } = sale.offer;
+  if (deps.jobs && job && rail.jobs && wantsAsync(x)) {
+    const pricing = pricingOf(entry, quote);
+    return deps.jobs.start202(
+      x,
+      req,
+      sale.offer,
+      job,
+      { id: rail.id, jobs: rail.jobs },
+      payer,
+      pricing,
+      input,
+    );
+  }
 
   let recordKey: string | null = null;
   if (idempotencyKey) {

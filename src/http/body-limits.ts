@@ -15,6 +15,11 @@ export const BODY_LIMITS = {
    * (the spec advises inline files under about 1 MB; larger ones go through POST /v1/media and a link).
    */
   tools: 8 * MiB,
+  /**
+   * The media model routes (/v1/infer, /v1/images/generations, /v1/audio/*, …): inputs with inline files, up to
+   * a 25 MB audio file as base64 for speech-to-text.
+   */
+  media: 36 * MiB,
   /** /v1/admin/*: small JSON objects (labels, amounts, reasons). */
   admin: 64 * 1024,
 } as const;

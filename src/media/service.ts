@@ -23,8 +23,11 @@ export type RangeResult = { kind: 'whole' } | { kind: 'range'; range: ByteRange 
 export interface Media {
   readonly maxBytes: number;
   urlOf(key: string): string;
-  /** Stores a stream (rejects with MediaTooLargeError past the limit, keeping nothing). */
-  save(contentType: string, body: Readable): Promise<MediaObject & { key: string }>;
+  /**
+   * Stores a stream (rejects with MediaTooLargeError past the limit, keeping nothing). `maxBytes` overrides the
+   * upload limit (a provider's long video is re-hosted under MEDIA_RESULT_MAX_BYTES).
+   */
+  save(contentType: string, body: Readable, maxBytes?: number): Promise<MediaObject & { key: string }>;
   head(key: string): Promise<MediaObjectTable | null>;
   open(key: string, range: ByteRange | undefined): Promise<OpenedMedia | null>;
   delete(key: string): Promise<void>;
@@ -57,9 +60,9 @@ export function createMedia(deps: {
   return {
     maxBytes: deps.maxBytes,
     urlOf,
-    async save(contentType, body) {
+    async save(contentType, body, maxBytes = deps.maxBytes) {
       const key = newMediaKey(contentType);
-      const stored = await blobs.put(key, contentType, body, deps.maxBytes);
+      const stored = await blobs.put(key, contentType, body, maxBytes);
       try {
         await db.kysely
           .insertInto('media_objects')

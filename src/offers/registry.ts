@@ -1,14 +1,16 @@
 /**
- * The offer registry: how each catalog entry runs on this server (chat models through their providers; more
- * kinds as their adapters land). An entry with no runnable offer still gets one, whose preflight answers 503
+ * The offer registry: how each catalog entry runs on this server (chat models through their providers, media
+ * models through their adapters, tools through their modules). An entry with no runnable offer still gets one, whose preflight answers 503
  * before any payment is asked for; `/v1/models`' `available` comes from here too.
  */
 import type { CatalogEntry } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
+import type { MediaProviders } from '../providers/media/registry.js';
 import { TOOLS } from '../tools/index.js';
 import type { Tool, ToolDeps } from '../tools/types.js';
 import { type ChatRuntime, chatModelAvailable, createChatOffer } from './chat.js';
+import { createMediaOffer, type MediaRuntime } from './media.js';
 import { createToolOffer, toolName } from './tool.js';
 
 export interface OfferRegistry {
@@ -38,7 +40,9 @@ function unavailableOffer(entry: CatalogEntry): Offer {
   };
 }
 
-export function createOfferRegistry(deps: ToolDeps & { chat: ChatRuntime }): OfferRegistry {
+export function createOfferRegistry(
+  deps: ToolDeps & { chat: ChatRuntime; mediaProviders: MediaProviders; mediaRuntime: MediaRuntime },
+): OfferRegistry {
   const offers = new Map<string, Offer>();
   // Each tool is built once from the configuration: a Tool, or what it lacks.
   const tools = new Map<string, Tool | { missing: string }>();
@@ -55,7 +59,9 @@ export function createOfferRegistry(deps: ToolDeps & { chat: ChatRuntime }): Off
   };
   const build = (entry: CatalogEntry): Offer => {
     if (entry.kind === 'model') {
-      return entry.category === 'chat' ? createChatOffer(entry, deps.chat) : unavailableOffer(entry);
+      if (entry.category === 'chat') return createChatOffer(entry, deps.chat);
+      const provider = deps.mediaProviders.forEntry(entry);
+      return provider ? createMediaOffer(entry, provider, deps.mediaRuntime) : unavailableOffer(entry);
     }
     const built = toolOf(entry);
     return built ? createToolOffer(entry, built, deps.kv) : unavailableOffer(entry);
@@ -71,7 +77,9 @@ export function createOfferRegistry(deps: ToolDeps & { chat: ChatRuntime }): Off
     },
     available(entry) {
       if (entry.kind === 'model') {
-        return entry.category === 'chat' && chatModelAvailable(entry, deps.chat.providers);
+        if (entry.category === 'chat') return chatModelAvailable(entry, deps.chat.providers);
+        const provider = deps.mediaProviders.forEntry(entry);
+        return provider !== undefined && provider.missing === null;
       }
       const built = toolOf(entry);
       return built !== undefined && !('missing' in built);

@@ -32,6 +32,8 @@ export function bufferedRequest(
   options: Dispatcher.DispatchOptions,
   signal: CallSignal,
   limits: AnswerLimits,
+  /** Told the answer's content type (bare, lower case) when its headers arrive. */
+  onContentType?: (type: string) => void,
 ): Promise<BufferedAnswer> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
@@ -68,8 +70,17 @@ export function bufferedRequest(
         // Aborted while queued for a connection: stop before anything is sent.
         if (settled) c.abort(new Error('request no longer wanted'));
       },
-      onResponseStart(_c, status) {
+      onResponseStart(_c, status, headers) {
         statusCode = status;
+        if (onContentType) {
+          const type = headers['content-type'];
+          onContentType(
+            String(Array.isArray(type) ? type[0] : (type ?? ''))
+              .split(';', 1)[0]
+              ?.trim()
+              .toLowerCase() ?? '',
+          );
+        }
         if (status < 200 || status >= 300) limit = limits.error;
       },
       onResponseData(c, chunk) {

@@ -83,15 +83,73 @@ export class UpstreamClient {
   }
 
   /** POSTs a JSON body and parses the JSON answer (read whole, at most JSON_ANSWER_LIMIT bytes). */
-  async postJson(
+  postJson(
     path: string,
     payload: unknown,
     headers: Record<string, string>,
     signal: CallSignal,
   ): Promise<unknown> {
+    return this.exchangeJson(this.jsonPost(path, payload, headers), signal);
+  }
+
+  /** GETs `path` under the base URL and parses the JSON answer (a queue's status or result, say). */
+  getJson(path: string, headers: Record<string, string>, signal: CallSignal): Promise<unknown> {
+    return this.exchangeJson(this.bare('GET', path, headers), signal);
+  }
+
+  /** PUTs `path` with no body and parses the JSON answer (a queue's cancel). */
+  putEmpty(path: string, headers: Record<string, string>, signal: CallSignal): Promise<unknown> {
+    return this.exchangeJson(this.bare('PUT', path, headers), signal);
+  }
+
+  /**
+   * POSTs a body (JSON, or multipart built by the caller) and returns the raw 2xx answer with its content type:
+   * audio bytes from a speech endpoint, say (at most `limit` bytes).
+   */
+  async postForBytes(
+    path: string,
+    body: { contentType: string; bytes: Buffer | string },
+    headers: Record<string, string>,
+    signal: CallSignal,
+    limit: number,
+  ): Promise<{ contentType: string; bytes: Buffer }> {
+    let contentType = '';
+    const options: Dispatcher.DispatchOptions = {
+      method: 'POST',
+      path: this.basePath + path,
+      headers: { 'content-type': body.contentType, 'user-agent': 'kasir', ...headers },
+      body: body.bytes,
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+    };
     let answer: BufferedAnswer;
     try {
-      answer = await bufferedRequest(this.pool, this.jsonPost(path, payload, headers), signal, {
+      answer = await bufferedRequest(
+        this.pool,
+        options,
+        signal,
+        { ok: limit, error: ERROR_BODY_LIMIT },
+        (type) => {
+          contentType = type;
+        },
+      );
+    } catch (err) {
+      throw this.failure(err, signal, true);
+    }
+    if (answer.statusCode < 200 || answer.statusCode >= 300)
+      throw this.refusal(answer.statusCode, answer.body.toString('utf8'));
+    if (answer.truncated)
+      throw new UpstreamError('upstream', `${this.provider} answered with more than ${limit} bytes`, {
+        status: answer.statusCode,
+      });
+    return { contentType, bytes: answer.body };
+  }
+
+  /** Sends one request and parses its JSON answer, classifying every failure. */
+  private async exchangeJson(options: Dispatcher.DispatchOptions, signal: CallSignal): Promise<unknown> {
+    let answer: BufferedAnswer;
+    try {
+      answer = await bufferedRequest(this.pool, options, signal, {
         ok: JSON_ANSWER_LIMIT,
         error: ERROR_BODY_LIMIT,
       });
@@ -111,6 +169,21 @@ export class UpstreamClient {
     } catch {
       throw notJson('a body that is not JSON');
     }
+  }
+
+  /** A request without a body to `path` under the base URL. */
+  private bare(
+    method: 'GET' | 'PUT',
+    path: string,
+    headers: Record<string, string>,
+  ): Dispatcher.DispatchOptions {
+    return {
+      method,
+      path: this.basePath + path,
+      headers: { 'user-agent': 'kasir', ...headers },
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+    };
   }
 
   /** A JSON POST to `path` under the base URL, with the upstream timeouts. */

@@ -4,11 +4,11 @@
  */
 import { ApiError } from '../http/errors.js';
 import type { KeyResolver, ResolvedKey } from '../ledger/accounts.js';
-import { type Balance, getBalance } from '../ledger/books.js';
+import { type Balance, captureHold, getBalance, placeHold, releaseHold } from '../ledger/books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from '../ledger/errors.js';
 import type { Reservation, Reserves } from '../ledger/reserves.js';
 import type { Db } from '../store/db.js';
-import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from './types.js';
+import type { Authorization, JobHolds, Payer, Rail, RailReceipt, UsageFacts } from './types.js';
 import { usageRow } from './usage.js';
 
 export const CHARGED_HEADER = 'x-service-charged-micro-usd';
@@ -98,8 +98,47 @@ export function createPrepaidRail(deps: {
 }): Rail {
   const { db, keys } = deps;
 
+  // An async job's money: a hold of its own in the database (not this instance's lease), so any instance can settle it.
+  const jobs: JobHolds = {
+    async hold(payer, pricing, req, ttlSeconds) {
+      const key = payer.detail as ResolvedKey;
+      const amount = pricing.quote.costMicroUsd;
+      try {
+        const placed = await placeHold(db, {
+          accountId: key.accountId,
+          keyId: key.keyId,
+          keySpendCapped: key.spendCapped,
+          amountMicroUsd: amount,
+          offerId: pricing.offerId,
+          requestId: req.requestId,
+          ttlSeconds,
+        });
+        return { holdId: placed.holdId, headers: prepaidHeaders(0, placed.balance.balanceMicroUsd) };
+      } catch (err) {
+        throw refusal(err, amount);
+      }
+    },
+    async settle(holdId, outcome, payer, usage) {
+      const full: Payer = {
+        rail: 'prepaid',
+        accountId: payer.accountId,
+        keyId: payer.keyId,
+        address: null,
+        scope: '',
+      };
+      const charged = outcome === 'capture' ? usage.quoteMicroUsd : 0;
+      const row = usageRow(usage, { rail: 'prepaid', payer: full, chargedMicroUsd: charged });
+      const settled =
+        outcome === 'capture' ? await captureHold(db, holdId, row) : await releaseHold(db, holdId, row);
+      // A hold released by the sweeper before the job ended charged nothing.
+      const really = settled.status === 'captured' ? charged : 0;
+      return { ...receiptOf(really, settled.balance, holdId), charged: really > 0 };
+    },
+  };
+
   return {
     id: 'prepaid',
+    jobs,
     title: 'Prepaid balance with an API key',
     priceClass: 'prepaid',
     carries: (req) => bearerToken(req.header('authorization')) !== null,

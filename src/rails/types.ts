@@ -88,8 +88,31 @@ export interface Authorization {
   streamHeaders(): Record<string, string>;
 }
 
+/**
+ * A rail whose payment can outlive the process that took it: a database hold, settled later by whichever instance
+ * sees the job end (async jobs). Rails without it serve `Prefer: respond-async` calls synchronously.
+ */
+export interface JobHolds {
+  /** Holds the quote for a job; throws like authorize() when refused. `headers` state the payer's position now. */
+  hold(
+    payer: Payer,
+    pricing: Pricing,
+    req: PaidRequest,
+    ttlSeconds: number,
+  ): Promise<{ holdId: string; headers: Record<string, string> }>;
+  /** Captures (the job succeeded) or releases the hold, writing the usage row; a second settle changes nothing. */
+  settle(
+    holdId: string,
+    outcome: 'capture' | 'release',
+    payer: Pick<Payer, 'accountId' | 'keyId'>,
+    usage: UsageFacts,
+  ): Promise<RailReceipt & { charged: boolean }>;
+}
+
 export interface Rail {
   readonly id: string;
+  /** Present on rails that can carry an async job's payment (see JobHolds). */
+  readonly jobs?: JobHolds;
   readonly title: string;
   /** Which price list this rail pays. */
   readonly priceClass: PriceClass;

@@ -207,6 +207,34 @@ export interface TopupOrderTable {
   paid_at: string | null;
 }
 
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** An async job (Prepaid `Prefer: respond-async` calls): see migrations/007-jobs.ts. */
+export interface JobTable {
+  id: string;
+  offer_id: string;
+  rail: string;
+  account_id: string | null;
+  key_id: string | null;
+  /** The database hold carrying the job's money until it ends. */
+  hold_id: string;
+  amount_micro_usd: number;
+  request_id: string;
+  /** The upstream's handle (JSON). */
+  handle: string;
+  status: JobStatus;
+  /** Once succeeded: the body the synchronous call would have answered (JSON). */
+  result: string | null;
+  /** Once failed: the error body (JSON). */
+  error: string | null;
+  created_at: string;
+  /** Past this the job is given up (cancelled upstream, its money released). */
+  deadline_at: string;
+  /** The instance polling the job holds it until then. */
+  locked_until: string | null;
+  finished_at: string | null;
+}
+
 export interface Database {
   media_objects: MediaObjectTable;
   accounts: AccountTable;
@@ -222,4 +250,5 @@ export interface Database {
   payer_credit_entries: PayerCreditEntryTable;
   dashboard_sessions: DashboardSessionTable;
   topup_orders: TopupOrderTable;
+  jobs: JobTable;
 }

@@ -4,6 +4,7 @@
  * against the catalog's schema and moves the money; a tool only does the work.
  */
 import type { Config } from '../config.js';
+import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { Logger } from '../http/logger.js';
 import type { Media } from '../media/service.js';
 import type { ChatRuntime } from '../offers/chat.js';
@@ -12,12 +13,14 @@ import type { KeyValue } from '../store/kv/index.js';
 import type { ToolHttp } from './upstreams/tool-http.js';
 
 /**
- * What tools may use: the configuration, the media store (results kasir hosts), the chat models, the log, the
- * key-value store (answers cached across instances) and the guarded outbound HTTP of the data tools.
+ * What tools may use: the configuration, the media store (results kasir hosts), the safe fetcher (every URL fetched
+ * on a caller's behalf), the chat models, the log, the key-value store (answers cached across instances) and the
+ * guarded outbound HTTP of the data tools.
  */
 export interface ToolDeps {
   config: Config;
   media: Media;
+  fetcher: SafeFetcher;
   chat: ChatRuntime;
   log: Logger;
   kv: KeyValue;

@@ -70,7 +70,30 @@ const EXCHANGE_RATE_BODY = fc.record(
   { requiredKeys: [] },
 );
 
+/** Media models on fal's queue (a local fake): an image model on its capability route, speech through /v1/infer. */
+const falImageBody = fc.record(
+  {
+    model: fc.constant('black-forest-labs/flux-schnell@fal'),
+    prompt: text,
+    num_images: fc.integer({ min: 1, max: 4 }),
+    seed: fc.integer({ min: 0, max: 4294967295 }),
+    output_format: fc.constantFrom('jpeg', 'png'),
+  },
+  { requiredKeys: ['model', 'prompt'] },
+);
+
+const falSpeechBody = fc.record(
+  {
+    model: fc.constant('minimax/speech-02-turbo'),
+    text: fc.string({ minLength: 1, maxLength: 300 }).filter((t) => t.trim() !== ''),
+    language_boost: fc.constantFrom('English', 'Indonesian', 'auto'),
+  },
+  { requiredKeys: ['model', 'text'] },
+);
+
 export const PAID_ROUTES: PaidRouteCase[] = [
+  { path: '/v1/images/generations', valid: falImageBody },
+  { path: '/v1/infer', valid: falSpeechBody },
   { path: '/v1/chat/completions', valid: chatBody },
   { path: '/v1/chat/completions', valid: chatBody, rail: 'mpp' },
   {

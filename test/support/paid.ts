@@ -1,4 +1,4 @@
-// Helpers for paid-route tests: a kasir wired to fake chat upstreams, funded keys, quotes, balances and holds.
+// Helpers for paid-route tests: a kasir wired to fake chat upstreams and a fake fal queue, funded keys, quotes, balances and holds.
 import type { RawEnv } from '../../src/config.js';
 import { issueKey } from '../../src/ledger/accounts.js';
 import { getBalance } from '../../src/ledger/books.js';
@@ -6,6 +6,7 @@ import { ledgerTotals } from '../../src/ledger/history.js';
 import type { WireOptions } from '../../src/wiring.js';
 import { startFakeAnthropic } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../fakes/chat-upstream.js';
+import { type FakeFal, startFakeFal } from '../fakes/fal-upstream.js';
 import { startFakeGemini } from '../fakes/gemini-upstream.js';
 import { startFakeOpenAI } from '../fakes/openai-upstream.js';
 import { type DbTarget, startKasir, type TestKasir } from './app.js';
@@ -15,12 +16,15 @@ export const UPSTREAM_KEYS = {
   openai: 'sk-fake-openai',
   anthropic: 'sk-ant-fake',
   gemini: 'gemini-fake-key',
+  fal: 'fal-fake-key-id:secret',
 };
 
 export interface PaidKasir extends TestKasir {
   openai: FakeUpstream;
   anthropic: FakeUpstream;
   gemini: FakeUpstream;
+  /** fal's queue (media models), polled every 10–20 ms. */
+  fal: FakeFal;
   /** A new account holding `microUsd`, and a key for it. */
   fundedKey(
     microUsd: number,
@@ -49,6 +53,7 @@ export async function startPaidKasir(
   const openai = shared?.openai ?? (await startFakeOpenAI({ apiKey: UPSTREAM_KEYS.openai }));
   const anthropic = shared?.anthropic ?? (await startFakeAnthropic({ apiKey: UPSTREAM_KEYS.anthropic }));
   const gemini = shared?.gemini ?? (await startFakeGemini({ apiKey: UPSTREAM_KEYS.gemini }));
+  const fal = shared?.fal ?? (await startFakeFal({ apiKey: UPSTREAM_KEYS.fal }));
   const kasir = await startKasir(
     db,
     {
@@ -59,6 +64,10 @@ export async function startPaidKasir(
       ANTHROPIC_BASE_URL: anthropic.url,
       GEMINI_API_KEY: UPSTREAM_KEYS.gemini,
       GEMINI_BASE_URL: gemini.url,
+      FAL_KEY: UPSTREAM_KEYS.fal,
+      FAL_BASE_URL: fal.url,
+      MEDIA_POLL_FIRST_MS: '10',
+      MEDIA_POLL_MAX_MS: '20',
       UPSTREAM_RETRIES: '1',
       ...env,
     },
@@ -71,6 +80,7 @@ export async function startPaidKasir(
     openai,
     anthropic,
     gemini,
+    fal,
     async fundedKey(microUsd, options = {}) {
       const accountId = await fundedAccount(store, microUsd);
       const issued = await issueKey(store, accountId, {
@@ -107,6 +117,7 @@ export async function startPaidKasir(
       if (!shared?.openai) await openai.close();
       if (!shared?.anthropic) await anthropic.close();
       if (!shared?.gemini) await gemini.close();
+      if (!shared?.fal) await fal.close();
     },
   };
 }

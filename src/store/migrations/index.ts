@@ -7,6 +7,7 @@ import { m003Leases } from './003-leases.js';
 import { m004WalletPayments } from './004-wallet-payments.js';
 import { m005Mpp } from './005-mpp.js';
 import { m006Dashboard } from './006-dashboard.js';
+import { m007Jobs } from './007-jobs.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -16,5 +17,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '004-wallet-payments': m004WalletPayments(kind),
     '005-mpp': m005Mpp(kind),
     '006-dashboard': m006Dashboard(kind),
+    '007-jobs': m007Jobs(kind),
   };
 }

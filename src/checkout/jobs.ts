@@ -1,0 +1,344 @@
+/**
+ * Async jobs: a paid call sent with `Prefer: respond-async`, on an offer that can run as a job and a rail whose
+ * payment can outlive the process (a database hold), is submitted upstream, recorded in the `jobs` table and
+ * answered `202 { job_id, status, status_url }`. A runner polls each open job with backoff (one instance at a time,
+ * by a lock in the row, so another instance or a restarted one picks it up) until it ends, then settles exactly
+ * once: capture on success (the result, stored, is the body the synchronous call would have answered), release on
+ * failure or past the deadline (the upstream job is then cancelled). `GET /v1/jobs/{id}` reads the row: any
+ * instance can answer it; the id is 128 random bits.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Quote } from '../catalog/types.js';
+import { ApiError } from '../http/errors.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Logger } from '../http/logger.js';
+import { CallAbort } from '../providers/call-signal.js';
+import type { RailRegistry } from '../rails/registry.js';
+import type { JobHolds, PaidRequest, Payer, Pricing } from '../rails/types.js';
+import type { Db } from '../store/db.js';
+import type { JobTable } from '../store/schema.js';
+import type { Offer, OfferJob } from './offer.js';
+import { runFailure } from './upstream-errors.js';
+
+export interface JobSettings {
+  /** First wait between status reads; 1.5× longer each time, up to `pollMaxMs`. */
+  pollFirstMs: number;
+  pollMaxMs: number;
+  /** A job still running this long after it was submitted is given up. */
+  deadlineMs: number;
+}
+
+export interface JobRunnerDeps {
+  db: Db;
+  log: Logger;
+  rails: RailRegistry;
+  /** The offer of a catalog id (the job table names offers by id). */
+  offerOf(offerId: string): Offer | undefined;
+  publicBaseUrl: string;
+  settings: JobSettings;
+}
+
+/** True when the request asks for an async answer (RFC 7240 `Prefer: respond-async`). */
+export function wantsAsync(x: Exchange): boolean {
+  return /(^|[,\s])respond-async(\s*[,;]|\s*$)/i.test(x.header('prefer') ?? '');
+}
+
+/** How long one instance keeps a job to itself between two polls before another may take it over. */
+const LOCK_MS = 30_000;
+/** How often the runner looks for open jobs nobody is polling (after a restart, or a dead instance's). */
+const SCAN_MS = 5_000;
+
+export class JobRunner {
+  private readonly driving = new Set<string>();
+  private readonly stopping = new CallAbort();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  /** Starts looking for open jobs nobody is polling, now and every few seconds. */
+  start(): void {
+    const scan = () =>
+      void this.adoptOrphans().catch((err) => this.deps.log.error({ err }, 'job scan failed'));
+    scan();
+    this.timer = setInterval(scan, SCAN_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops polling and lets go of this instance's jobs, so another instance (or this one, restarted) takes them up at
+   * once; an instance that dies without stopping leaves its locks to lapse.
+   */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.stopping.abort();
+    if (this.driving.size === 0) return;
+    await this.deps.db.kysely
+      .updateTable('jobs')
+      .set({ locked_until: null })
+      .where('id', 'in', [...this.driving])
+      .where('status', 'in', ['queued', 'running'])
+      .execute()
+      .catch(() => {});
+  }
+
+  /**
+   * Submits `offer`'s job for `input` on `rail`'s hold and answers 202. A refused hold answers like a refused
+   * payment; a failed submit releases the hold and answers the failure (nothing charged).
+   */
+  async start202(
+    x: Exchange,
+    req: PaidRequest,
+    offer: Offer,
+    job: OfferJob,
+    rail: { id: string; jobs: JobHolds },
+    payer: Payer,
+    pricing: Pricing,
+    input: Record<string, unknown>,
+  ): Promise<Response> {
+    const { settings } = this.deps;
+    // The hold outlives the deadline by a margin, so the sweeper never releases a job still being settled.
+    const ttlSeconds = Math.ceil(settings.deadlineMs / 1000) + 600;
+    const hold = await rail.jobs.hold(payer, pricing, req, ttlSeconds);
+    const usage = this.usage(x.requestId, offer.entry.id, pricing.quote, Date.now());
+    let handle: Record<string, unknown>;
+    const abort = new CallAbort();
+    try {
+      handle = await job.submit(input, { signal: abort, requestId: x.requestId, quote: pricing.quote });
+    } catch (err) {
+      const failure = runFailure(err);
+      const receipt = await rail.jobs.settle(hold.holdId, 'release', payer, {
+        ...usage,
+        httpStatus: failure.status,
+        errorCode: failure.code,
+      });
+      throw new ApiError(failure.code, failure.message, failure.details, receipt.headers);
+    }
+    const now = new Date();
+    const id = `job_${randomBytes(16).toString('hex')}`;
+    try {
+      await this.deps.db.kysely
+        .insertInto('jobs')
+        .values({
+          id,
+          offer_id: offer.entry.id,
+          rail: rail.id,
+          account_id: payer.accountId,
+          key_id: payer.keyId,
+          hold_id: hold.holdId,
+          amount_micro_usd: pricing.quote.costMicroUsd,
+          request_id: x.requestId,
+          handle: JSON.stringify(handle),
+          status: 'queued',
+          result: null,
+          error: null,
+          created_at: now.toISOString(),
+          deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
+          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+          finished_at: null,
+        })
+        .execute();
+    } catch (err) {
+      // Not recorded, so nobody would ever settle it: stop the upstream's work and give the money back now.
+      void job.cancel?.(handle).catch(() => {});
+      await rail.jobs.settle(hold.holdId, 'release', payer, {
+        ...usage,
+        httpStatus: 500,
+        errorCode: 'internal_error',
+      });
+      throw err;
+    }
+    void this.drive(id, true);
+    const body = { job_id: id, status: 'queued', status_url: `${this.deps.publicBaseUrl}/v1/jobs/${id}` };
+    return x.send(202, JSON.stringify(body), { 'content-type': 'application/json', ...hold.headers });
+  }
+
+  /** The job's state as `GET /v1/jobs/{id}` answers it, or null when there is no such job. */
+  async status(id: string): Promise<Record<string, unknown> | null> {
+    const row = await this.deps.db.kysely
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return null;
+    const body: Record<string, unknown> = { job_id: row.id, status: row.status };
+    if (row.result) body.result = JSON.parse(row.result);
+    if (row.error) body.error = JSON.parse(row.error);
+    return body;
+  }
+
+  private usage(requestId: string, offerId: string, quote: Quote, started: number) {
+    return {
+      requestId,
+      offerId,
+      quoteMicroUsd: quote.costMicroUsd,
+      httpStatus: 200,
+      latencyMs: Math.round(Date.now() - started),
+      errorCode: null,
+    };
+  }
+
+  /** Takes over open jobs whose lock has lapsed. */
+  private async adoptOrphans(): Promise<void> {
+    if (this.stopping.aborted) return;
+    const rows = await this.deps.db.kysely
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', 'in', ['queued', 'running'])
+      .where((eb) =>
+        eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', new Date().toISOString())]),
+      )
+      .limit(100)
+      .execute();
+    for (const { id } of rows) if (!this.driving.has(id)) void this.drive(id);
+  }
+
+  /** Locks the job for this instance if nobody else holds it (or this instance already does). */
+  private async lock(id: string, mine: boolean): Promise<boolean> {
+    const now = new Date();
+    let q = this.deps.db.kysely
+      .updateTable('jobs')
+      .set({ locked_until: new Date(now.getTime() + LOCK_MS).toISOString() })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'running']);
+    if (!mine)
+      q = q.where((eb) =>
+        eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
+      );
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Polls one job until it ends (or this instance stops), then settles it. */
+  private async drive(id: string, fresh = false): Promise<void> {
+    if (this.driving.has(id)) return;
+    this.driving.add(id);
+    try {
+      // A job this instance just submitted is locked by it already; any other only once its lock has lapsed.
+      if (!(await this.lock(id, fresh))) return;
+      let wait = this.deps.settings.pollFirstMs;
+      for (;;) {
+        if (this.stopping.aborted) return;
+        const row = await this.deps.db.kysely
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (!row || (row.status !== 'queued' && row.status !== 'running')) return;
+        const offer = this.deps.offerOf(row.offer_id);
+        if (!offer?.job) {
+          await this.finish(row, {
+            kind: 'failed',
+            error: new ApiError('not_configured', `${row.offer_id} cannot run here`),
+          });
+          return;
+        }
+        const handle = JSON.parse(row.handle) as Record<string, unknown>;
+        if (new Date(row.deadline_at).getTime() <= Date.now()) {
+          void offer.job.cancel?.(handle).catch(() => {});
+          await this.finish(row, {
+            kind: 'failed',
+            error: new ApiError('upstream_timeout', 'the job did not finish in time; nothing was charged'),
+          });
+          return;
+        }
+        const outcome = await this.poll(offer.job, handle);
+        if (outcome.kind === 'pending') {
+          if (outcome.state !== row.status)
+            await this.deps.db.kysely
+              .updateTable('jobs')
+              .set({ status: outcome.state })
+              .where('id', '=', id)
+              .execute();
+          await new Promise((r) => setTimeout(r, wait));
+          wait = Math.min(this.deps.settings.pollMaxMs, Math.ceil(wait * 1.5));
+          if (this.stopping.aborted || !(await this.lock(id, true))) return;
+          continue;
+        }
+        await this.finish(row, outcome);
+        return;
+      }
+    } catch (err) {
+      // Left open: the lock lapses and a scan (here or elsewhere) takes the job up again.
+      this.deps.log.error({ err, job: id }, 'polling a job failed');
+    } finally {
+      this.driving.delete(id);
+    }
+  }
+
+  private async poll(
+    job: OfferJob,
+    handle: Record<string, unknown>,
+  ): Promise<
+    | { kind: 'pending'; state: 'queued' | 'running' }
+    | { kind: 'succeeded'; body: Record<string, unknown> }
+    | { kind: 'failed'; error: ApiError }
+  > {
+    const signal = new CallAbort();
+    try {
+      const state = await job.status(handle, signal);
+      if (state.state === 'queued' || state.state === 'running')
+        return { kind: 'pending', state: state.state };
+      if (state.state === 'failed') {
+        const code = state.callerFault ? 'invalid_input' : 'upstream_error';
+        return {
+          kind: 'failed',
+          error: new ApiError(code, `the job failed: ${state.message}; nothing was charged`),
+        };
+      }
+      return { kind: 'succeeded', body: await job.result(handle, signal) };
+    } catch (err) {
+      return { kind: 'failed', error: runFailure(err) };
+    }
+  }
+
+  /** Settles the job's hold and records its end; a job another instance already ended is left as it is. */
+  private async finish(
+    row: JobTable,
+    outcome: { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError },
+  ): Promise<void> {
+    const rail = this.deps.rails.all().find((r) => r.id === row.rail);
+    if (!rail?.jobs) throw new Error(`rail ${row.rail} of job ${row.id} is not enabled`);
+    const payer = { accountId: row.account_id, keyId: row.key_id };
+    const facts = {
+      requestId: row.request_id,
+      offerId: row.offer_id,
+      quoteMicroUsd: row.amount_micro_usd,
+      httpStatus: outcome.kind === 'succeeded' ? 200 : outcome.error.status,
+      latencyMs: Date.now() - new Date(row.created_at).getTime(),
+      errorCode: outcome.kind === 'succeeded' ? null : outcome.error.code,
+    };
+    const receipt = await rail.jobs.settle(
+      row.hold_id,
+      outcome.kind === 'succeeded' ? 'capture' : 'release',
+      payer,
+      facts,
+    );
+    const finished = new Date().toISOString();
+    const update =
+      outcome.kind === 'succeeded' && receipt.charged
+        ? {
+            status: 'succeeded' as const,
+            result: JSON.stringify({
+              model: row.offer_id,
+              costMicroUsd: row.amount_micro_usd,
+              output: outcome.body,
+              receipt: receipt.receipt,
+            }),
+          }
+        : {
+            status: 'failed' as const,
+            error: JSON.stringify(
+              (outcome.kind === 'failed'
+                ? outcome.error
+                : new ApiError('upstream_timeout', 'the job outlived its hold; nothing was charged')
+              ).toBody().error,
+            ),
+          };
+    await this.deps.db.kysely
+      .updateTable('jobs')
+      .set({ ...update, finished_at: finished, locked_until: null })
+      .where('id', '=', row.id)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+  }
+}

@@ -1,0 +1,30 @@
+/** Settings of the media models: how queued upstream jobs are polled, how long a call waits, how long a job may run. */
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+export const mediaEnvShape = {
+  MEDIA_POLL_FIRST_MS: int(10).default(500),
+  MEDIA_POLL_MAX_MS: int(10).default(5000),
+  MEDIA_WAIT_MS: int(100).default(600_000),
+  MEDIA_JOB_DEADLINE_MS: int(100).default(3_600_000),
+};
+
+export interface MediaConfig {
+  /** First wait between two status reads of a queued job; each next one is 1.5× longer, up to `pollMaxMs`. */
+  pollFirstMs: number;
+  pollMaxMs: number;
+  /** How long a call waits for its upstream job before it fails with a timeout (and the job is cancelled). */
+  waitMs: number;
+  /** An async job (`Prefer: respond-async`) still running this long after submission is given up. */
+  jobDeadlineMs: number;
+}
+
+export function parseMedia(e: Record<string, unknown>): MediaConfig {
+  return {
+    pollFirstMs: Number(e.MEDIA_POLL_FIRST_MS),
+    pollMaxMs: Number(e.MEDIA_POLL_MAX_MS),
+    waitMs: Number(e.MEDIA_WAIT_MS),
+    jobDeadlineMs: Number(e.MEDIA_JOB_DEADLINE_MS),
+  };
+}

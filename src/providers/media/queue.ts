@@ -1,0 +1,79 @@
+/** Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result. */
+import { CallAbort, type CallSignal } from '../call-signal.js';
+import { UpstreamError } from '../types.js';
+import type { MediaCall, MediaOutput, MediaQueue } from './types.js';
+
+export interface PollTiming {
+  /** First wait between status reads; each next wait is 1.5× the last, up to `maxMs`. */
+  firstMs: number;
+  maxMs: number;
+  /** A call not finished after this long fails with a timeout (and is cancelled upstream). */
+  deadlineMs: number;
+}
+
+/** Waits `ms`, or rejects with the signal's reason when the call is aborted meanwhile. */
+export function pause(ms: number, signal: CallSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Polls `handle` until it succeeds (then reads the result) or fails. A failure the upstream blames on the input
+ * is a `bad_request`; past the deadline, or when the caller leaves, the call is cancelled upstream (best effort).
+ */
+export async function awaitQueued(
+  queue: MediaQueue,
+  handle: Record<string, unknown>,
+  signal: CallSignal,
+  timing: PollTiming,
+  provider: string,
+): Promise<MediaOutput> {
+  const started = Date.now();
+  let wait = timing.firstMs;
+  try {
+    for (;;) {
+      const state = await queue.status(handle, signal);
+      if (state.state === 'succeeded') return await queue.result(handle, signal);
+      if (state.state === 'failed')
+        throw new UpstreamError(
+          state.callerFault ? 'bad_request' : 'upstream',
+          `${provider} failed the job: ${state.message}`,
+          { upstreamMessage: state.message },
+        );
+      if (Date.now() - started + wait > timing.deadlineMs)
+        throw new UpstreamError('timeout', `${provider} did not finish within ${timing.deadlineMs} ms`);
+      await pause(wait, signal);
+      wait = Math.min(timing.maxMs, Math.ceil(wait * 1.5));
+    }
+  } catch (err) {
+    if (queue.cancel && !(err instanceof UpstreamError && err.kind !== 'timeout')) {
+      // The caller left or the deadline passed: stop the upstream's work (a fresh signal: the call's is aborted).
+      void queue.cancel(handle, new CallAbort()).catch(() => {});
+    }
+    throw err;
+  }
+}
+
+/** Submits `call` to the queue and waits for its result. */
+export async function runQueued(
+  queue: MediaQueue,
+  call: MediaCall,
+  timing: PollTiming,
+  provider: string,
+): Promise<MediaOutput> {
+  const handle = await queue.submit(call);
+  return awaitQueued(queue, handle, call.signal, timing, provider);
+}

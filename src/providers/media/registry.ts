@@ -1,0 +1,49 @@
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs) from the configuration, and says which catalog models they run. */
+import type { ModelEntry } from '../../catalog/types.js';
+import type { Config } from '../../config.js';
+import { createElevenLabsProvider } from '../elevenlabs/provider.js';
+import { createFalProvider } from '../fal/provider.js';
+import { UpstreamClient, UpstreamPools } from '../http.js';
+import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
+import { createReplicateProvider } from '../replicate/provider.js';
+import type { MediaProvider } from './types.js';
+
+export interface MediaProviders {
+  /** The adapter that runs this model, or undefined when kasir has none for its provider or its kind. */
+  forEntry(entry: ModelEntry): MediaProvider | undefined;
+  close(): Promise<void>;
+}
+
+export function createMediaProviders(config: Config): MediaProviders {
+  const pools = new UpstreamPools();
+  const client = (name: 'fal' | 'openai' | 'replicate' | 'elevenlabs') => {
+    const p = config.providers[name];
+    return new UpstreamClient({
+      provider: name,
+      baseUrl: p.baseUrl,
+      timeoutMs: config.upstreamTimeoutMs,
+      pools,
+      secret: p.apiKey,
+    });
+  };
+  const timing = {
+    firstMs: config.mediaModels.pollFirstMs,
+    maxMs: config.mediaModels.pollMaxMs,
+    deadlineMs: config.mediaModels.waitMs,
+  };
+  const fal = createFalProvider(config.providers.fal, client('fal'), timing);
+  const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));
+  const elevenlabs = createElevenLabsProvider(config.providers.elevenlabs, client('elevenlabs'));
+  const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
+  return {
+    forEntry(entry) {
+      if (entry.category === 'chat') return undefined;
+      if (entry.upstream.provider === 'fal') return fal;
+      if (entry.upstream.provider === 'replicate') return replicate;
+      if (entry.upstream.provider === 'elevenlabs') return elevenlabs;
+      if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
+      return undefined;
+    },
+    close: () => pools.close(),
+  };
+}

@@ -1,0 +1,142 @@
+// Async media jobs on each database: `Prefer: respond-async` answers 202 with a job id; GET /v1/jobs/{id} reads it
+// from any instance; the hold is captured only when the job succeeds, released when it fails; a job outlives the
+// instance that took it (stopped mid-job, another instance on the same database finishes and settles it).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeFal, startFakeFal } from '../fakes/fal-upstream.js';
+import { DB_TARGETS } from '../support/app.js';
+import { bearer, type PaidKasir, startPaidKasir, UPSTREAM_KEYS } from '../support/paid.js';
+import { freshPostgres } from '../support/services.js';
+
+const VIDEO = { model: 'kwaivgi/kling-v2.5-turbo-pro', prompt: 'waves on a reef', duration: '5' };
+const FUNDS = 50_000_000;
+
+interface JobBody {
+  job_id: string;
+  status: string;
+  status_url?: string;
+  result?: {
+    model: string;
+    costMicroUsd: number;
+    output: { url: string; sizeBytes: number };
+    receipt: unknown;
+  };
+  error?: { code: string; message: string };
+}
+
+describe.each(DB_TARGETS)('async media jobs on %s', (db) => {
+  let fal: FakeFal;
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  let first: PaidKasir;
+
+  beforeAll(async () => {
+    fal = await startFakeFal({ apiKey: UPSTREAM_KEYS.fal });
+    if (db === 'postgres') {
+      const pg = await freshPostgres();
+      databaseUrl = pg.url;
+      cleanup = pg.drop;
+    } else {
+      const dir = await mkdtemp(path.join(tmpdir(), 'kasir-jobs-'));
+      databaseUrl = `sqlite:${path.join(dir, 'shared.db')}`;
+      cleanup = () => rm(dir, { recursive: true, force: true });
+    }
+    first = await startPaidKasir(db, { DATABASE_URL: databaseUrl }, { fal });
+  });
+  afterAll(async () => {
+    await first?.stop();
+    await fal.close();
+    await cleanup();
+  });
+
+  const submit = (kasir: PaidKasir, key: string, body: Record<string, unknown>, prefer = 'respond-async') =>
+    kasir.app.request('/v1/video/generations', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', prefer, ...bearer(key) },
+    });
+
+  async function waitForEnd(kasir: PaidKasir, id: string): Promise<JobBody> {
+    for (let i = 0; i < 400; i++) {
+      const res = await kasir.app.request(`/v1/jobs/${id}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as JobBody;
+      if (body.status === 'succeeded' || body.status === 'failed') return body;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`job ${id} did not end`);
+  }
+
+  it('answers 202, holds the quote, and captures it when the job succeeds; the result is the synchronous body', async () => {
+    fal.setScript({ polls: 4, fileBytes: 50_000 });
+    const { key, accountId } = await first.fundedKey(FUNDS);
+    const quote = first.quote(VIDEO);
+    const res = await submit(first, key, VIDEO);
+    expect(res.status).toBe(202);
+    expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
+    const accepted = (await res.json()) as JobBody;
+    expect(accepted.job_id).toMatch(/^job_[0-9a-f]{32}$/);
+    expect(accepted).toMatchObject({
+      status: 'queued',
+      status_url: `http://kasir.test/v1/jobs/${accepted.job_id}`,
+    });
+    const done = await waitForEnd(first, accepted.job_id);
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result).toMatchObject({
+      model: VIDEO.model,
+      costMicroUsd: quote,
+      receipt: { rail: 'prepaid' },
+    });
+    expect(done.result?.output.sizeBytes).toBe(50_000);
+    const media = await first.app.request(String(done.result?.output.url).slice('http://kasir.test'.length));
+    const upstream = [...fal.files.entries()].find(([u]) => u.includes(fal.submits.at(-1)?.requestId ?? '?'));
+    expect(Buffer.from(await media.arrayBuffer()).equals(upstream?.[1].bytes ?? Buffer.alloc(0))).toBe(true);
+    expect(await first.balance(accountId)).toEqual({ balance: FUNDS - quote, held: 0 });
+    expect(await first.ledger(accountId)).toEqual({ balance: FUNDS - quote, held: 0 });
+  });
+
+  it('releases the hold when the job fails, and when the submit fails charges nothing at once', async () => {
+    const { key, accountId } = await first.fundedKey(FUNDS);
+    fal.setScript({ jobError: 'runner_error' });
+    const res = await submit(first, key, VIDEO);
+    expect(res.status).toBe(202);
+    const done = await waitForEnd(first, ((await res.json()) as JobBody).job_id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(done.result).toBeUndefined();
+    fal.setScript({ submitStatus: 503 });
+    const refused = await submit(first, key, VIDEO);
+    expect(refused.status).toBe(502);
+    expect(refused.headers.get('x-service-charged-micro-usd')).toBe('0');
+    fal.setScript({});
+    expect(await first.balance(accountId)).toEqual({ balance: FUNDS, held: 0 });
+  });
+
+  it('runs synchronously without the Prefer header, and refuses bad input before any job', async () => {
+    const { key } = await first.fundedKey(FUNDS);
+    const sync = await submit(first, key, VIDEO, '');
+    expect(sync.status).toBe(200);
+    const bad = await submit(first, key, { model: VIDEO.model });
+    expect(bad.status).toBe(400);
+    expect((await first.app.request('/v1/jobs/job_0123456789abcdef0123456789abcdef')).status).toBe(404);
+  });
+
+  it('survives a restart: another instance on the same database finishes the job, settles it once and answers its status', async () => {
+    fal.setScript({ polls: 40 });
+    const { key, accountId } = await first.fundedKey(FUNDS);
+    const quote = first.quote(VIDEO);
+    const res = await submit(first, key, VIDEO);
+    const { job_id } = (await res.json()) as JobBody;
+    expect((await first.balance(accountId)).held).toBe(quote);
+    // The first instance goes away mid-job (its poller stops, the job stays open in the table).
+    await first.stop();
+    const second = await startPaidKasir(db, { DATABASE_URL: databaseUrl }, { fal });
+    first = second;
+    const done = await waitForEnd(second, job_id);
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    expect(done.result?.costMicroUsd).toBe(quote);
+    expect(await second.balance(accountId)).toEqual({ balance: FUNDS - quote, held: 0 });
+    expect(await second.ledger(accountId)).toEqual({ balance: FUNDS - quote, held: 0 });
+  });
+});

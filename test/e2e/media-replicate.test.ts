@@ -1,0 +1,86 @@
+// Replicate's predictions end to end on each database (a local fake in Replicate's wire format): a prediction
+// finished within `Prefer: wait`, one polled to its end, failures charged nothing, outputs re-hosted byte for byte.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeReplicate, startFakeReplicate } from '../fakes/replicate-upstream.js';
+import { DB_TARGETS } from '../support/app.js';
+import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+
+const MODEL = 'black-forest-labs/flux-schnell';
+
+describe.each(DB_TARGETS)('Replicate media models on %s', (db) => {
+  let kasir: PaidKasir;
+  let replicate: FakeReplicate;
+  let key: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    replicate = await startFakeReplicate({ token: 'r8_fake' });
+    kasir = await startPaidKasir(db, { REPLICATE_API_TOKEN: 'r8_fake', REPLICATE_BASE_URL: replicate.url });
+    ({ key, accountId } = await kasir.fundedKey(10_000_000));
+  });
+  afterAll(async () => {
+    await kasir.stop();
+    await replicate.close();
+  });
+
+  const post = async (body: Record<string, unknown>) => {
+    const res = await kasir.app.request('/v1/images/generations', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+    });
+    return {
+      status: res.status,
+      charged: res.headers.get('x-service-charged-micro-usd'),
+      json: (await res.json()) as {
+        costMicroUsd?: number;
+        output?: { url: string; files?: Array<{ url: string }> };
+      },
+    };
+  };
+  const bytesAt = async (url: string) =>
+    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+
+  it('answers from a prediction finished within Prefer: wait, re-hosting its output', async () => {
+    replicate.setScript({});
+    const body = { model: MODEL, prompt: 'a teapot', num_outputs: 1 };
+    const answer = await post(body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(answer.charged).toBe(String(kasir.quote(body)));
+    const created = replicate.creates.at(-1);
+    expect(created).toMatchObject({ model: MODEL, prefer: 'wait', body: { input: { prompt: 'a teapot' } } });
+    expect(created?.body.input).not.toHaveProperty('model');
+    const [upstreamUrl, upstreamBytes] = [...replicate.files.entries()].at(-1) ?? [];
+    expect(upstreamUrl).toBeDefined();
+    expect((await bytesAt(String(answer.json.output?.url))).equals(upstreamBytes ?? Buffer.alloc(0))).toBe(
+      true,
+    );
+  });
+
+  it('polls a prediction still running after the wait, and re-hosts every file of a list output', async () => {
+    replicate.setScript({ polls: 3, files: 2 });
+    const answer = await post({ model: MODEL, prompt: 'two teapots', num_outputs: 2 });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(answer.json.output?.files).toHaveLength(2);
+    replicate.setScript({});
+  });
+
+  it.each([
+    [
+      'an NSFW refusal',
+      { error: 'NSFW content detected. Try running it again, or try a different prompt.' },
+      400,
+    ],
+    ['a failed prediction', { error: 'CUDA out of memory', polls: 1 }, 502],
+    ['an invalid input', { createStatus: 422 }, 400],
+    ['a server error', { createStatus: 500 }, 502],
+  ])('charges nothing for %s', async (_name, script, status) => {
+    replicate.setScript(script);
+    const before = await kasir.balance(accountId);
+    const answer = await post({ model: MODEL, prompt: 'x' });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(status);
+    expect(answer.charged).toBe('0');
+    expect(await kasir.balance(accountId)).toEqual({ ...before, held: 0 });
+    replicate.setScript({});
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * A fake fal queue: a real HTTP server on 127.0.0.1 speaking fal's queue API. POST /{endpoint} (auth
+ * `Authorization: Key <key>`) answers the submit receipt `{ request_id, response_url, status_url, cancel_url,
+ * queue_position }`; GET /{app}/requests/{id}/status walks IN_QUEUE → IN_PROGRESS → COMPLETED (with `error` and
+ * `error_type` when the job fails); GET /{app}/requests/{id} answers the model's output, whose files are fal File
+ * objects served by the fake itself under /files/; PUT /{app}/requests/{id}/cancel answers 202
+ * CANCELLATION_REQUESTED. Errors use fal's `{ detail }` bodies (422 with a list of `{ loc, msg, type }`).
+ *
+ *   const fal = await startFakeFal({ apiKey: 'fal-key' });
+ *   fal.setScript({ polls: 2, output: 'video', fileBytes: 1_000_000 });
+ *   ... fal.files.get(url) ... fal.submits[0].body ... fal.cancels ...
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FalOutputKind = 'image' | 'video' | 'audio' | 'text';
+
+export interface FalScript {
+  /** Status reads answered IN_QUEUE / IN_PROGRESS before COMPLETED (default 1). */
+  polls?: number;
+  /** What the output holds; by default guessed from the endpoint id. */
+  output?: FalOutputKind;
+  /** Size of each produced file (default 2048 bytes). */
+  fileBytes?: number;
+  /** The submit fails with this HTTP status. */
+  submitStatus?: number;
+  /** The job completes with an error of this `error_type` (a runner error, or a content-policy refusal). */
+  jobError?: string;
+  /** The result read fails with this status (422: a validation error naming `prompt`). */
+  resultStatus?: number;
+  /** The image output's safety checker flags every image. */
+  nsfw?: boolean;
+  /** Results point at this URL instead of the fake's own file (a private or foreign host). */
+  resultUrl?: string;
+  /** The result files are served this slowly: one chunk every this many ms. */
+  fileChunkDelayMs?: number;
+}
+
+export interface FalSubmit {
+  endpoint: string;
+  requestId: string;
+  body: Record<string, unknown>;
+}
+
+export interface FakeFal {
+  url: string;
+  setScript(script: FalScript): void;
+  submits: FalSubmit[];
+  cancels: string[];
+  statusReads: number;
+  /** The bytes of each file the fake produced, by its URL. */
+  files: Map<string, { bytes: Buffer; contentType: string }>;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<FalOutputKind, string> = {
+  image: 'image/png',
+  video: 'video/mp4',
+  audio: 'audio/mpeg',
+  text: '',
+};
+
+function guessOutput(endpoint: string): FalOutputKind {
+  if (/wizper|speech-to-text|whisper/.test(endpoint)) return 'text';
+  if (/video|veo|kling|hailuo|seedance|ray-2|pixverse|wan/.test(endpoint)) return 'video';
+  if (/speech|tts|kokoro|music|audio|lyria/.test(endpoint)) return 'audio';
+  return 'image';
+}
+
+/** Deterministic bytes for a file: a hash chain seeded by its name. */
+function bytesFor(name: string, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  let block = createHash('sha256').update(name).digest();
+  for (let at = 0; at < size; at += block.length) {
+    block.copy(out, at);
+    block = createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+export async function startFakeFal(options: { apiKey?: string } = {}): Promise<FakeFal> {
+  let script: FalScript = {};
+  const jobs = new Map<
+    string,
+    { endpoint: string; reads: number; script: FalScript; body: Record<string, unknown> }
+  >();
+  let seq = 0;
+  const fake: FakeFal = {
+    url: '',
+    setScript(s) {
+      script = s;
+    },
+    submits: [],
+    cancels: [],
+    statusReads: 0,
+    files: new Map(),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+
+  const output = (
+    id: string,
+    job: { endpoint: string; script: FalScript; body: Record<string, unknown> },
+  ) => {
+    const kind = job.script.output ?? guessOutput(job.endpoint);
+    if (kind === 'text') {
+      return {
+        text: `transcript of ${String(job.body.audio_url).slice(0, 40)}`,
+        chunks: [{ timestamp: [0, 1.5], text: 'hello' }],
+      };
+    }
+    const count = kind === 'image' ? Number(job.body.num_images ?? 1) : 1;
+    const files = Array.from({ length: count }, (_, i) => {
+      const name = `${id}-${i}.${kind === 'image' ? 'png' : kind === 'video' ? 'mp4' : 'mp3'}`;
+      const url = job.script.resultUrl ?? `${fake.url}/files/${name}`;
+      const bytes = bytesFor(name, job.script.fileBytes ?? 2048);
+      if (!job.script.resultUrl) fake.files.set(url, { bytes, contentType: TYPES[kind] });
+      return { url, content_type: TYPES[kind], file_name: name, file_size: bytes.length };
+    });
+    if (kind === 'image')
+      return {
+        images: files.map((f) => ({ ...f, width: 1024, height: 768 })),
+        seed: 42,
+        has_nsfw_concepts: files.map(() => job.script.nsfw === true),
+        prompt: job.body.prompt,
+        timings: { inference: 0.4 },
+      };
+    return kind === 'video' ? { video: files[0], seed: 7 } : { audio: files[0], duration_ms: 1500 };
+  };
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fal.test');
+    const path = url.pathname;
+    if (req.method === 'GET' && path.startsWith('/files/')) {
+      const file = fake.files.get(`${fake.url}${path}`);
+      if (!file) return send(res, 404, { detail: 'Not Found' });
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) });
+      const delay = script.fileChunkDelayMs;
+      if (!delay) return res.end(file.bytes);
+      for (let at = 0; at < file.bytes.length; at += 65536) {
+        if (!res.write(file.bytes.subarray(at, at + 65536))) await new Promise((r) => res.once('drain', r));
+        await new Promise((r) => setTimeout(r, delay));
+      }
+      return res.end();
+    }
+    if (options.apiKey !== undefined && req.headers.authorization !== `Key ${options.apiKey}`)
+      return send(res, 401, { detail: 'No user found for Key ID and Secret' });
+    const m = /^\/([^/]+\/[^/]+)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(path);
+    if (m) {
+      const [, app, id, tail] = m as unknown as [string, string, string, string | undefined];
+      const job = jobs.get(id);
+      if (!job) return send(res, 404, { detail: `Request ${id} not found` });
+      const root = `${fake.url}/${app}/requests/${id}`;
+      if (req.method === 'GET' && tail === '/status') {
+        fake.statusReads++;
+        job.reads++;
+        const polls = job.script.polls ?? 1;
+        if (job.reads <= polls)
+          return send(res, 200, {
+            status: job.reads === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
+            queue_position: job.reads === 1 ? 0 : undefined,
+            response_url: root,
+            logs: null,
+          });
+        if (job.script.jobError)
+          return send(res, 200, {
+            status: 'COMPLETED',
+            response_url: root,
+            error:
+              job.script.jobError === 'content_policy_violation'
+                ? 'The content could not be processed because it contained material flagged by a content checker.'
+                : 'Internal error while running the model',
+            error_type: job.script.jobError,
+            logs: null,
+          });
+        return send(res, 200, {
+          status: 'COMPLETED',
+          response_url: root,
+          logs: null,
+          metrics: { inference_time: 0.4 },
+        });
+      }
+      if (req.method === 'PUT' && tail === '/cancel') {
+        fake.cancels.push(id);
+        return send(res, 202, { status: 'CANCELLATION_REQUESTED' });
+      }
+      if (req.method === 'GET' && tail === undefined) {
+        if (job.script.resultStatus === 422)
+          return send(res, 422, {
+            detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }],
+          });
+        if (job.script.resultStatus)
+          return send(res, job.script.resultStatus, { detail: 'Internal Server Error' });
+        return send(res, 200, output(id, job));
+      }
+      return send(res, 405, { detail: 'Method Not Allowed' });
+    }
+    if (req.method !== 'POST') return send(res, 404, { detail: 'Not Found' });
+    const endpoint = path.slice(1);
+    const body = await readJson(req);
+    if (script.submitStatus)
+      return send(res, script.submitStatus, { detail: 'Service temporarily unavailable' });
+    const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
+    jobs.set(id, { endpoint, reads: 0, script: { ...script }, body });
+    fake.submits.push({ endpoint, requestId: id, body });
+    const app = endpoint.split('/').slice(0, 2).join('/');
+    const root = `${fake.url}/${app}/requests/${id}`;
+    send(res, 200, {
+      request_id: id,
+      response_url: root,
+      status_url: `${root}/status`,
+      cancel_url: `${root}/cancel`,
+      queue_position: 0,
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}

@@ -1,0 +1,132 @@
+/**
+ * A fake OpenAI media upstream: a real HTTP server on 127.0.0.1 under /v1 speaking POST /v1/images/generations
+ * (`{ created, data: [{ b64_json, revised_prompt }], usage }`), POST /v1/audio/speech (the audio bytes, with their
+ * content type) and POST /v1/audio/transcriptions (multipart/form-data in, `{ text, usage }` for json, plain text
+ * for text/srt/vtt), with OpenAI's `{ error: { message, type, param, code } }` bodies.
+ *
+ *   const fake = await startFakeOpenAiMedia({ apiKey: 'sk-test' });
+ *   // OPENAI_BASE_URL = fake.url (ends in /v1)
+ *   fake.setScript({ status: 500 });
+ *   ... fake.requests[0].form?.get('file') ...
+ */
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openAiErrorBody } from './openai-upstream.js';
+
+export interface OpenAiMediaScript {
+  /** Every request fails with this status and OpenAI's error body. */
+  status?: number;
+}
+
+export interface OpenAiMediaRequest {
+  path: string;
+  json?: Record<string, unknown>;
+  form?: FormData;
+}
+
+export interface FakeOpenAiMedia {
+  url: string;
+  setScript(script: OpenAiMediaScript): void;
+  requests: OpenAiMediaRequest[];
+  /** The bytes the fake produced for the image with this index of the last image request, or the last speech. */
+  produced: Buffer[];
+  close(): Promise<void>;
+}
+
+/** Deterministic bytes named by `seed`, `size` long. */
+function bytesFor(seed: string, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  let block = createHash('sha256').update(seed).digest();
+  for (let at = 0; at < size; at += block.length) {
+    block.copy(out, at);
+    block = createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+const SPEECH_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
+export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): Promise<FakeOpenAiMedia> {
+  let script: OpenAiMediaScript = {};
+  const fake: FakeOpenAiMedia = {
+    url: '',
+    setScript(s) {
+      script = s;
+    },
+    requests: [],
+    produced: [],
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    const path = req.url ?? '/';
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
+      return json(res, 401, openAiErrorBody(401));
+    const type = String(req.headers['content-type'] ?? '');
+    const recorded: OpenAiMediaRequest = { path };
+    try {
+      if (type.startsWith('multipart/form-data')) {
+        recorded.form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+      } else recorded.json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return json(res, 400, openAiErrorBody(400, 'We could not parse the JSON body of your request.'));
+    }
+    fake.requests.push(recorded);
+    if (script.status) return json(res, script.status, openAiErrorBody(script.status));
+    const body = recorded.json ?? {};
+
+    if (req.method === 'POST' && path === '/v1/images/generations') {
+      if (typeof body.prompt !== 'string')
+        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'prompt'."));
+      const n = Number(body.n ?? 1);
+      fake.produced = Array.from({ length: n }, (_, i) => bytesFor(`${body.prompt}#${i}`, 3000));
+      return json(res, 200, {
+        created: 1_767_225_600,
+        data: fake.produced.map((b) => ({ b64_json: b.toString('base64') })),
+        usage: { total_tokens: 100, input_tokens: 50, output_tokens: 50 },
+      });
+    }
+    if (req.method === 'POST' && path === '/v1/audio/speech') {
+      if (typeof body.input !== 'string' || typeof body.voice !== 'string')
+        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'input'."));
+      const format = String(body.response_format ?? 'mp3');
+      const audio = bytesFor(`${body.voice}:${body.input}`, 100 * body.input.length);
+      fake.produced = [audio];
+      res.writeHead(200, { 'content-type': SPEECH_TYPES[format] ?? 'audio/mpeg' });
+      return res.end(audio);
+    }
+    if (req.method === 'POST' && path === '/v1/audio/transcriptions') {
+      const file = recorded.form?.get('file');
+      if (!(file instanceof Blob))
+        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'file'."));
+      const name = (file as File).name;
+      const text = `heard ${file.size} bytes of ${file.type} in ${name}`;
+      const format = String(recorded.form?.get('response_format') ?? 'json');
+      if (format === 'text') {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        return res.end(text);
+      }
+      return json(res, 200, { text, usage: { type: 'duration', seconds: 3 } });
+    }
+    return json(res, 404, openAiErrorBody(404, `Invalid URL (${req.method} ${path})`));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return fake;
+}

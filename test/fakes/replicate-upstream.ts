@@ -1,0 +1,171 @@
+/**
+ * A fake Replicate API: a real HTTP server on 127.0.0.1 speaking the predictions API for official models.
+ * POST /v1/models/{owner}/{name}/predictions (`{ input }`, `Authorization: Bearer <token>`) answers 201 with the
+ * prediction `{ id, model, input, status, output, error, logs, created_at, urls: { get, cancel } }`; with
+ * `Prefer: wait` a quick prediction comes back already `succeeded`. GET /v1/predictions/{id} walks starting →
+ * processing → succeeded (or failed with `error`); POST /v1/predictions/{id}/cancel marks it canceled. Output
+ * files are served by the fake under /files/. Invalid input answers 422 with Replicate's problem body.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReplicateScript {
+  /** Reads of a prediction answered `starting` / `processing` before it ends (0: done within `Prefer: wait`). */
+  polls?: number;
+  /** The prediction fails with this error message. */
+  error?: string;
+  /** The create answers this status (422: an invalid input). */
+  createStatus?: number;
+  /** The output is a list of this many files (else one URL string). */
+  files?: number;
+}
+
+export interface FakeReplicate {
+  url: string;
+  setScript(script: ReplicateScript): void;
+  creates: Array<{ model: string; body: Record<string, unknown>; prefer: string | undefined }>;
+  cancels: string[];
+  files: Map<string, Buffer>;
+  close(): Promise<void>;
+}
+
+function bytesFor(seed: string, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  let block = createHash('sha256').update(seed).digest();
+  for (let at = 0; at < size; at += block.length) {
+    block.copy(out, at);
+    block = createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+export async function startFakeReplicate(options: { token?: string } = {}): Promise<FakeReplicate> {
+  let script: ReplicateScript = {};
+  let seq = 0;
+  const predictions = new Map<
+    string,
+    { model: string; input: unknown; reads: number; script: ReplicateScript; canceled: boolean }
+  >();
+  const fake: FakeReplicate = {
+    url: '',
+    setScript(s) {
+      script = s;
+    },
+    creates: [],
+    cancels: [],
+    files: new Map(),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  const view = (id: string, done: boolean) => {
+    const p = predictions.get(id);
+    if (!p) return null;
+    const urls = {
+      get: `${fake.url}/v1/predictions/${id}`,
+      cancel: `${fake.url}/v1/predictions/${id}/cancel`,
+    };
+    const base = {
+      id,
+      model: p.model,
+      version: 'hidden',
+      input: p.input,
+      logs: '',
+      created_at: '2026-11-25T00:00:00Z',
+      urls,
+    };
+    if (p.canceled) return { ...base, status: 'canceled', output: null, error: null };
+    if (!done)
+      return { ...base, status: p.reads <= 1 ? 'starting' : 'processing', output: null, error: null };
+    if (p.script.error) return { ...base, status: 'failed', output: null, error: p.script.error };
+    const names = Array.from({ length: p.script.files ?? 1 }, (_, i) => `${id}/out-${i}.webp`);
+    const out = names.map((n) => {
+      const url = `${fake.url}/files/${n}`;
+      fake.files.set(url, bytesFor(n, 2500));
+      return url;
+    });
+    return {
+      ...base,
+      status: 'succeeded',
+      output: p.script.files ? out : out[0],
+      error: null,
+      metrics: { predict_time: 0.8 },
+    };
+  };
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const path = req.url ?? '/';
+    if (req.method === 'GET' && path.startsWith('/files/')) {
+      const file = fake.files.get(`${fake.url}${path}`);
+      if (!file) return json(res, 404, { detail: 'Not found.' });
+      return res
+        .writeHead(200, { 'content-type': 'image/webp', 'content-length': String(file.length) })
+        .end(file);
+    }
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`)
+      return json(res, 401, {
+        title: 'Unauthenticated',
+        detail: 'You did not pass a valid authentication token',
+        status: 401,
+      });
+    const create = /^\/v1\/models\/([^/]+\/[^/]+)\/predictions$/.exec(path);
+    if (req.method === 'POST' && create) {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      const prefer = req.headers.prefer as string | undefined;
+      fake.creates.push({ model: String(create[1]), body, prefer });
+      if (script.createStatus === 422)
+        return json(res, 422, {
+          title: 'Input validation failed',
+          detail: '- input.prompt: Does not match format',
+          status: 422,
+          invalid_fields: [{ type: 'format', field: 'input.prompt', description: 'Does not match format' }],
+        });
+      if (script.createStatus)
+        return json(res, script.createStatus, {
+          title: 'Internal Server Error',
+          status: script.createStatus,
+        });
+      const id = `rpl${(++seq).toString(36)}x${Date.now().toString(36)}`;
+      predictions.set(id, {
+        model: String(create[1]),
+        input: body.input,
+        reads: 0,
+        script: { ...script },
+        canceled: false,
+      });
+      const done = prefer?.startsWith('wait') === true && (script.polls ?? 0) === 0;
+      return json(res, 201, view(id, done));
+    }
+    const get = /^\/v1\/predictions\/([\w-]+)(\/cancel)?$/.exec(path);
+    if (get) {
+      const id = String(get[1]);
+      const p = predictions.get(id);
+      if (!p)
+        return json(res, 404, {
+          title: 'Not found',
+          detail: 'The requested resource could not be found.',
+          status: 404,
+        });
+      if (req.method === 'POST' && get[2]) {
+        fake.cancels.push(id);
+        p.canceled = true;
+        return json(res, 200, view(id, false));
+      }
+      if (req.method === 'GET' && !get[2]) {
+        p.reads++;
+        return json(res, 200, view(id, p.reads > (p.script.polls ?? 0)));
+      }
+    }
+    return json(res, 404, { title: 'Not found', status: 404 });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
