@@ -47,7 +47,7 @@ try {
     RATE_LIMIT_PER_MINUTE: '0',
     ADMIN_TOKEN: ADMIN,
     LOG_LEVEL: 'warn',
-    TOOL_TRUSTED_HOSTS: '127.0.0.1',
+    FETCH_ALLOWED_HOSTS: `127.0.0.1:${upstream.address().port}`,
     FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
   });
   children.push(kasir);

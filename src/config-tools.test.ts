@@ -17,14 +17,12 @@ describe('tool settings', () => {
       FRANKFURTER_BASE_URL: 'http://fx.internal:8080/v1/',
       RPC_URLS: 'Ethereum=https://eth.example/rpc, gnosis=https://rpc.gnosischain.com',
       SEARCH_PROVIDERS: 'searxng,brave',
-      TOOL_TRUSTED_HOSTS: 'Node.LAN, 10.0.0.5',
     });
     expect(tools.baseUrls.frankfurter).toBe('http://fx.internal:8080/v1');
     expect(tools.rpcUrls.ethereum).toBe('https://eth.example/rpc');
     expect(tools.rpcUrls.gnosis).toBe('https://rpc.gnosischain.com');
     expect(tools.rpcUrls.base).toBe(DEFAULT_RPC_URLS.base);
     expect(tools.search.order).toEqual(['searxng', 'brave']);
-    expect(tools.trustedHosts).toEqual(['node.lan', '10.0.0.5']);
   });
 
   it('name each bad setting', () => {

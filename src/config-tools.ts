@@ -52,7 +52,6 @@ export const toolsEnvShape = {
   ...Object.fromEntries(Object.values(TOOL_UPSTREAMS).map((u) => [u.env, z.url().optional()])),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   TOOL_UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  TOOL_TRUSTED_HOSTS: optional,
   COINGECKO_API_KEY: optional,
   COINGECKO_PRO: bool,
   SEC_USER_AGENT: optional,
@@ -76,8 +75,6 @@ export interface ToolsConfig {
   timeoutMs: number;
   /** The most requests kasir has open at once to one upstream. */
   concurrency: number;
-  /** Hosts (names or addresses, as written in a URL) a tool may reach even when they resolve to a private address. */
-  trustedHosts: string[];
   coingecko: { apiKey: string | undefined; pro: boolean };
   /** The contact SEC EDGAR requires in the User-Agent ("Company admin@example.com"); unset = stock tools off. */
   secUserAgent: string | undefined;
@@ -142,7 +139,6 @@ export function parseTools(values: Record<string, unknown>, problems: string[]):
     baseUrls,
     timeoutMs: values.TOOL_TIMEOUT_MS as number,
     concurrency: values.TOOL_UPSTREAM_CONCURRENCY as number,
-    trustedHosts: list(read('TOOL_TRUSTED_HOSTS')).map((h) => h.toLowerCase()),
     coingecko: { apiKey: read('COINGECKO_API_KEY'), pro: values.COINGECKO_PRO as boolean },
     secUserAgent: read('SEC_USER_AGENT'),
     rpcUrls: { ...DEFAULT_RPC_URLS, ...parseRpcUrls(read('RPC_URLS'), problems) },

@@ -107,7 +107,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ),
     });
     const chat = { providers: chatProviders, router: chatRouter };
-    const toolHttp = createToolHttp(config.tools);
+    const toolHttp = createToolHttp(config.tools, config.fetch.allowedHosts);
     closers.push(() => toolHttp.close());
     const fetcher = new SafeFetcher({
       allowedHosts: config.fetch.allowedHosts,

@@ -32,7 +32,6 @@ describe.runIf(live)('data tools against their real upstreams', () => {
     }
     const pass = (names: string[]) => Object.fromEntries(names.filter((n) => env[n]).map((n) => [n, env[n]]));
     kit = await startToolKit('sqlite', {
-      TOOL_TRUSTED_HOSTS: '',
       TOOL_TIMEOUT_MS: '20000',
       OPENAI_BASE_URL: 'https://api.openai.com/v1',
       OPENAI_API_KEY: env.OPENAI_API_KEY ?? '',

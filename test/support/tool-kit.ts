@@ -3,10 +3,12 @@
  * a trusted host there), and calls that check the money: a paid call charges exactly the tool's quote, a refused
  * one charges nothing.
  */
+
 import { expect } from 'vitest';
 import type { RawEnv } from '../../src/config.js';
 import type { DbTarget } from './app.js';
 import { bearer, type PaidKasir, startPaidKasir } from './paid.js';
+import { allowLocalUpstreams } from './tool-fakes.js';
 
 /** Short enough that a 'slow' fake (2 s) times out quickly. */
 export const TOOL_TEST_TIMEOUT_MS = 400;
@@ -35,9 +37,9 @@ const FUNDS = 1_000_000;
 
 export async function startToolKit(db: DbTarget, env: RawEnv): Promise<ToolKit> {
   const kasir = await startPaidKasir(db, {
-    TOOL_TRUSTED_HOSTS: '127.0.0.1',
     TOOL_TIMEOUT_MS: String(TOOL_TEST_TIMEOUT_MS),
     ...env,
+    FETCH_ALLOWED_HOSTS: allowLocalUpstreams(env),
   });
   const call = async (name: string, body: unknown, key?: string) =>
     kasir.app.request(`/v1/tools/${name}`, {

@@ -38,8 +38,8 @@ describe('the tools’ private-address guard', () => {
   afterAll(() => fake.close());
 
   const upstreamAt = (baseUrl: string, trusted: string) => {
-    const config = loadConfig({ TOOL_TRUSTED_HOSTS: trusted, TOOL_TIMEOUT_MS: '1000' });
-    return new JsonUpstream('frankfurter', baseUrl, createToolHttp(config.tools));
+    const config = loadConfig({ FETCH_ALLOWED_HOSTS: trusted, TOOL_TIMEOUT_MS: '1000' });
+    return new JsonUpstream('frankfurter', baseUrl, createToolHttp(config.tools, config.fetch.allowedHosts));
   };
 
   it('refuses an upstream on a loopback address, by literal or by a name that resolves to one', async () => {
@@ -54,13 +54,14 @@ describe('the tools’ private-address guard', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('reaches a host the operator trusts', async () => {
-    const answer = await upstreamAt(fake.url, '127.0.0.1').get<{ base: string }>(
-      '/latest',
-      {},
-      new CallAbort(),
-    );
+  it('reaches a host:port FETCH_ALLOWED_HOSTS lists, and that host on no other port', async () => {
+    const listed = `127.0.0.1:${new URL(fake.url).port}`;
+    const answer = await upstreamAt(fake.url, listed).get<{ base: string }>('/latest', {}, new CallAbort());
     expect(answer.base).toBe('EUR');
+    const elsewhere = await upstreamAt(fake.url, '127.0.0.1:1')
+      .get('/latest', {}, new CallAbort())
+      .catch((e: unknown) => e);
+    expect(elsewhere).toBeInstanceOf(UpstreamError);
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {

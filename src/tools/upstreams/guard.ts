@@ -1,20 +1,15 @@
 /**
- * The private-address guard of the tools' outbound calls: a host that resolves to a loopback, private, link-local
- * or otherwise non-public address is refused (after DNS, at connect time, so a name cannot be re-pointed between a
- * check and the connection), unless the operator lists that host in TOOL_TRUSTED_HOSTS.
+ * The private-address guard of the tools' outbound calls: a host that is, or resolves to, a non-public address is
+ * refused (after DNS, at connect time, so a name cannot be re-pointed between a check and the connection). The rule
+ * is the safe fetcher's (fetch/address-rule.ts), and so is the one exemption: FETCH_ALLOWED_HOSTS (`host:port`).
  */
 import { type LookupAddress, type LookupOptions, lookup } from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { bareHost, hostPort, refusedAddress } from '../../fetch/address-rule.js';
 
-/** True for a globally routable unicast address (IPv4, IPv6, IPv4-mapped IPv6). */
+/** True for a globally routable unicast address (the safe fetcher's rule). */
 export function isPublicAddress(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  let addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
-  }
-  return addr.range() === 'unicast';
+  return refusedAddress(ip) === null;
 }
 
 export class PrivateAddressError extends Error {
@@ -32,22 +27,31 @@ type LookupCallback = (
 ) => void;
 
 export interface AddressGuard {
-  /** Throws PrivateAddressError when `url`'s host is an address literal that is not public (and not trusted). */
+  /**
+   * Throws PrivateAddressError when `url` may not be reached: an address literal that is not public, or a host that
+   * FETCH_ALLOWED_HOSTS exempts on other ports only. A URL whose `host:port` is listed passes.
+   */
   checkUrl(url: URL): void;
   /** A `dns.lookup` for the socket's `lookup` option that refuses names resolving to non-public addresses. */
   lookup(hostname: string, options: LookupOptions, callback: LookupCallback): void;
 }
 
-/** Brackets and case removed, as hosts are compared. */
-const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
+const defaultPort = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
-export function createAddressGuard(trustedHosts: readonly string[]): AddressGuard {
-  const trusted = new Set(trustedHosts.map(bare));
+export function createAddressGuard(allowedHosts: ReadonlySet<string>): AddressGuard {
+  // The connect-time lookup sees only the name: a listed host passes there, and checkUrl holds it to its ports.
+  const exemptNames = new Set([...allowedHosts].map((hp) => bareHost(hp.replace(/:\d+$/, ''))));
   return {
     checkUrl(url) {
-      const host = bare(url.hostname);
-      if (trusted.has(host) || !isIP(host)) return;
-      if (!isPublicAddress(host)) throw new PrivateAddressError(host, host);
+      const host = bareHost(url.hostname);
+      if (allowedHosts.has(hostPort(host, defaultPort(url)))) return;
+      if (exemptNames.has(host)) {
+        throw new PrivateAddressError(
+          `${host}:${defaultPort(url)}`,
+          'a port FETCH_ALLOWED_HOSTS does not list',
+        );
+      }
+      if (isIP(host) && !isPublicAddress(host)) throw new PrivateAddressError(host, host);
     },
     lookup(hostname, options, callback) {
       lookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -55,7 +59,7 @@ export function createAddressGuard(trustedHosts: readonly string[]): AddressGuar
           callback(err, []);
           return;
         }
-        if (!trusted.has(bare(hostname))) {
+        if (!exemptNames.has(bareHost(hostname))) {
           const bad = addresses.find((a) => !isPublicAddress(a.address));
           if (bad) {
             callback(new PrivateAddressError(hostname, bad.address), []);

@@ -57,8 +57,8 @@ export interface ToolHttp {
   close(): Promise<void>;
 }
 
-export function createToolHttp(config: ToolsConfig): ToolHttp {
-  const guard = createAddressGuard(config.trustedHosts);
+export function createToolHttp(config: ToolsConfig, allowedHosts: ReadonlySet<string>): ToolHttp {
+  const guard = createAddressGuard(allowedHosts);
   const agent = new Agent({
     connect: { timeout: config.timeoutMs, lookup: guard.lookup },
     keepAliveTimeout: 10_000,
