@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './config-dashboard.js';
+import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
@@ -121,6 +122,7 @@ const envSchema = z.object({
   ...mppEnvShape,
   ...toolsEnvShape,
   ...dashboardEnvShape,
+  ...fetchEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -173,6 +175,8 @@ export interface Config {
   tools: ToolsConfig;
   /** The dashboard and rupiah top-ups (see config-dashboard.ts). */
   dashboard: DashboardConfig;
+  /** The safe fetcher (see config-fetch.ts). */
+  fetch: FetchConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -227,6 +231,7 @@ export function loadConfig(env: RawEnv): Config {
   const mpp = parseMpp(e as Record<string, unknown>, problems);
   const tools = parseTools(e as Record<string, unknown>, problems);
   const dashboard = parseDashboard(e, problems);
+  const fetch = parseFetch(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -274,6 +279,7 @@ export function loadConfig(env: RawEnv): Config {
     mpp,
     tools,
     dashboard,
+    fetch,
   };
 }
 

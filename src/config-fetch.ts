@@ -1,0 +1,42 @@
+/**
+ * Settings of the safe fetcher (src/fetch): what kasir may download on a caller's behalf, how much and for how
+ * long. FETCH_ALLOWED_HOSTS is dangerous: it lets callers make kasir reach the named private hosts.
+ */
+import { z } from 'zod';
+import { parseAllowedHosts } from './fetch/address-rule.js';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+export const fetchEnvShape = {
+  FETCH_ALLOWED_HOSTS: z.string().default(''),
+  FETCH_TIMEOUT_MS: int(100).default(30_000),
+  FETCH_MAX_REDIRECTS: int(0, 20).default(5),
+  FETCH_MAX_BYTES: int(1).default(40 * 1024 * 1024),
+  FETCH_TRANSCRIPTION_MAX_BYTES: int(1).default(25 * 1024 * 1024),
+  MEDIA_RESULT_MAX_BYTES: int(1).default(1024 * 1024 * 1024),
+};
+
+export interface FetchConfig {
+  /** `host:port` pairs exempt from the private-address rule. Empty by default; dangerous (see the README). */
+  allowedHosts: ReadonlySet<string>;
+  /** One fetch, every redirect and the whole body included, must finish within this. */
+  timeoutMs: number;
+  maxRedirects: number;
+  /** The most a caller's file input (image, video, audio URL) may weigh. */
+  maxBytes: number;
+  /** The most an audio file for speech-to-text may weigh. */
+  transcriptionMaxBytes: number;
+  /** The most a provider's result file (a long video) may weigh when it is re-hosted. */
+  resultMaxBytes: number;
+}
+
+export function parseFetch(e: Record<string, unknown>, problems: string[]): FetchConfig {
+  return {
+    allowedHosts: parseAllowedHosts(String(e.FETCH_ALLOWED_HOSTS ?? ''), problems),
+    timeoutMs: Number(e.FETCH_TIMEOUT_MS),
+    maxRedirects: Number(e.FETCH_MAX_REDIRECTS),
+    maxBytes: Number(e.FETCH_MAX_BYTES),
+    transcriptionMaxBytes: Number(e.FETCH_TRANSCRIPTION_MAX_BYTES),
+    resultMaxBytes: Number(e.MEDIA_RESULT_MAX_BYTES),
+  };
+}
