@@ -6,6 +6,7 @@ import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './confi
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
+import { parseVision, type VisionConfig, visionEnvShape } from './config-vision.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -123,6 +124,7 @@ const envSchema = z.object({
   ...toolsEnvShape,
   ...dashboardEnvShape,
   ...fetchEnvShape,
+  ...visionEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -177,6 +179,8 @@ export interface Config {
   dashboard: DashboardConfig;
   /** The safe fetcher (see config-fetch.ts). */
   fetch: FetchConfig;
+  /** The vision and identity tools (see config-vision.ts). */
+  vision: VisionConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -280,6 +284,7 @@ export function loadConfig(env: RawEnv): Config {
     tools,
     dashboard,
     fetch,
+    vision: parseVision(e as Record<string, unknown>),
   };
 }
 

@@ -118,7 +118,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       mpp,
       catalog,
       chat,
-      offers: createOfferRegistry({ config, media, chat, log, kv, http: toolHttp }),
+      offers: createOfferRegistry({ config, catalog, media, chat, log, kv, http: toolHttp }),
     };
     const stopSweeper = startSweeper(
       db,

@@ -2,6 +2,7 @@
  * The paid tools this server can run, by name (the catalog's `tools/<name>` without the prefix). A tool missing
  * here is listed and quotable but answers 503 before any payment.
  */
+import { addressId } from './address-id.js';
 import { defiTvl } from './defi-tvl.js';
 import { dexPairs } from './dex-pairs.js';
 import { embed } from './embed.js';
@@ -15,6 +16,7 @@ import { tokenPrice } from './token-price.js';
 import type { ToolFactory } from './types.js';
 
 export const TOOLS: Readonly<Record<string, ToolFactory>> = {
+  'address-id': addressId,
   'defi-tvl': defiTvl,
   'dex-pairs': dexPairs,
   embed,

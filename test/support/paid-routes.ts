@@ -57,6 +57,15 @@ const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidR
 const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
 
 export const PAID_ROUTES: PaidRouteCase[] = [
+  tool(
+    'address-id',
+    fc.record({
+      address: fc.oneof(
+        fc.constantFrom('Jl. Merdeka No. 10, RT 02/RW 03, Bandung', 'Slamet Riyadi 1, Solo, Jatim'),
+        fc.string({ minLength: 1, maxLength: 300 }).filter((s) => s.trim() !== ''),
+      ),
+    }),
+  ),
   { path: '/v1/chat/completions', valid: chatBody },
   {
     path: '/x402/openai/gpt-4.1-mini',
