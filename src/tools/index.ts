@@ -9,6 +9,7 @@ import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
 import { gasPrice } from './gas-price.js';
 import { moderate } from './moderate.js';
+import { ocrId } from './ocr-id.js';
 import { perpMarkets } from './perp-markets.js';
 import { rpc } from './rpc.js';
 import { search } from './search.js';
@@ -23,6 +24,7 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'exchange-rate': exchangeRate,
   'gas-price': gasPrice,
   moderate,
+  'ocr-id': ocrId,
   'perp-markets': perpMarkets,
   rpc,
   search,

@@ -54,9 +54,17 @@ const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidR
   quoted: (body) => ({ ...body, model: `tools/${name}` }),
 });
 
+/** A 1×1 PNG, inline as the image tools take it (bare base64 or a data: URI). */
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const inlineImage = fc.record({
+  image_base64: fc.constantFrom(PIXEL_PNG, `data:image/png;base64,${PIXEL_PNG}`),
+});
+
 const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
 
 export const PAID_ROUTES: PaidRouteCase[] = [
+  tool('ocr-id', inlineImage),
   tool(
     'address-id',
     fc.record({
