@@ -11,6 +11,7 @@ import { gasPrice } from './gas-price.js';
 import { moderate } from './moderate.js';
 import { ocrId } from './ocr-id.js';
 import { perpMarkets } from './perp-markets.js';
+import { productListing } from './product-listing.js';
 import { rpc } from './rpc.js';
 import { search } from './search.js';
 import { tokenPrice } from './token-price.js';
@@ -26,6 +27,7 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   moderate,
   'ocr-id': ocrId,
   'perp-markets': perpMarkets,
+  'product-listing': productListing,
   rpc,
   search,
   'token-price': tokenPrice,

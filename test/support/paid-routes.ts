@@ -65,6 +65,7 @@ const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr
 
 export const PAID_ROUTES: PaidRouteCase[] = [
   tool('ocr-id', inlineImage),
+  tool('product-listing', inlineImage),
   tool(
     'address-id',
     fc.record({
