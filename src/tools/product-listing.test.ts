@@ -40,7 +40,8 @@ describe.each(DB_TARGETS)('tools/product-listing on %s', (db) => {
     });
     expect(body.listing).toEqual(LISTING);
     const sent = upstream().requests.at(-1)?.body as { messages: Array<{ content: unknown }> };
-    const part = (sent.messages[1]?.content as Array<{ image_url?: { url: string } }>)[1];
+    const parts = sent.messages[1]?.content as Array<{ image_url?: { url: string } }>;
+    const part = parts[1];
     const meta = await sharp(Buffer.from(part?.image_url?.url.split(',')[1] ?? '', 'base64')).metadata();
     expect([meta.width, meta.height, meta.format]).toEqual([2048, 1365, 'jpeg']);
   });
