@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import type { VisionConfig } from '../../config-vision.js';
 import { FetchFailure } from '../../fetch/errors.js';
 import { SafeFetcher } from '../../fetch/safe-fetch.js';
-import { ApiError, invalidInput } from '../../http/errors.js';
+import { invalidInput } from '../../http/errors.js';
 import { MEDIA_KEY_PATTERN } from '../../media/keys.js';
 import type { ToolCall, ToolDeps } from '../types.js';
 
@@ -151,9 +151,7 @@ export function createImageReader(deps: ToolDeps): ImageReader {
             )
           : await fromUrl(url, field, call);
       } else {
-        throw new ApiError('invalid_input', 'give image_url or image_base64', [
-          { field: `${prefix}image_url`, message: 'is required' },
-        ]);
+        throw invalidInput([{ field: `${prefix}image_url`, message: 'is required (or image_base64)' }]);
       }
       return normalized(bytes, vision, field);
     },
