@@ -7,6 +7,7 @@ import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
+import { parseVision, type VisionConfig, visionEnvShape } from './config-vision.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -125,6 +126,7 @@ const envSchema = z.object({
   ...dashboardEnvShape,
   ...fetchEnvShape,
   ...mediaEnvShape,
+  ...visionEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -181,6 +183,8 @@ export interface Config {
   fetch: FetchConfig;
   /** Media models' polling and waiting (see config-media.ts). */
   mediaModels: MediaConfig;
+  /** The vision and identity tools (see config-vision.ts). */
+  vision: VisionConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -285,6 +289,7 @@ export function loadConfig(env: RawEnv): Config {
     dashboard,
     fetch,
     mediaModels: parseMedia(e as Record<string, unknown>),
+    vision: parseVision(e as Record<string, unknown>),
   };
 }
 

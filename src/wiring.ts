@@ -125,6 +125,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     const mediaRuntime = { files, fetcher, media, limits: config.fetch };
     const offers = createOfferRegistry({
       config,
+      catalog,
       media,
       fetcher,
       chat,

@@ -1,4 +1,5 @@
 /** Name search over the regions: exact, prefix, word and typo-tolerant matches, ranked with kota first on ties. */
+import { regionAliases } from './region-aliases.js';
 import { allRegions, type Region, type RegionLevel } from './wilayah.js';
 
 // Hand-written rather than a full-text library: 552 short names need a fixed, explainable ranking
@@ -23,44 +24,6 @@ const KIND_PREFIXES: ReadonlyArray<readonly [string, Kind]> = [
   ['propinsi', 'provinsi'],
   ['prov', 'provinsi'],
 ];
-
-/** Common short names of provinces and cities, as people type them. */
-const ALIASES: Readonly<Record<string, string>> = {
-  dki: 'daerah khusus ibukota jakarta',
-  'dki jakarta': 'daerah khusus ibukota jakarta',
-  diy: 'daerah istimewa yogyakarta',
-  'di yogyakarta': 'daerah istimewa yogyakarta',
-  jogja: 'yogyakarta',
-  jogjakarta: 'yogyakarta',
-  yogya: 'yogyakarta',
-  nad: 'aceh',
-  jakpus: 'jakarta pusat',
-  jakut: 'jakarta utara',
-  jakbar: 'jakarta barat',
-  jaksel: 'jakarta selatan',
-  jaktim: 'jakarta timur',
-  jabar: 'jawa barat',
-  jateng: 'jawa tengah',
-  jatim: 'jawa timur',
-  sumut: 'sumatera utara',
-  sumbar: 'sumatera barat',
-  sumsel: 'sumatera selatan',
-  kalbar: 'kalimantan barat',
-  kalteng: 'kalimantan tengah',
-  kalsel: 'kalimantan selatan',
-  kaltim: 'kalimantan timur',
-  kaltara: 'kalimantan utara',
-  sulut: 'sulawesi utara',
-  sulteng: 'sulawesi tengah',
-  sulsel: 'sulawesi selatan',
-  sultra: 'sulawesi tenggara',
-  sulbar: 'sulawesi barat',
-  ntb: 'nusa tenggara barat',
-  ntt: 'nusa tenggara timur',
-  babel: 'kepulauan bangka belitung',
-  kepri: 'kepulauan riau',
-  malut: 'maluku utara',
-};
 
 /** Lower case, no diacritics or punctuation, single spaces, "kep" spelled out. */
 function normalizeWords(text: string): string {
@@ -201,7 +164,7 @@ function allowedTypos(length: number): number {
   return length < 8 ? 1 : 2;
 }
 
-export type MatchKind = 'exact' | 'prefix' | 'word' | 'ibukota' | 'typo';
+export type MatchKind = 'exact' | 'alias' | 'prefix' | 'word' | 'ibukota' | 'typo';
 
 export interface RegionMatch {
   region: Region;
@@ -217,10 +180,9 @@ interface Query {
 }
 
 function parseQuery(text: string): Query | undefined {
-  let words = normalizeWords(text);
-  words = ALIASES[words] ?? words;
+  const words = normalizeWords(text);
   const { kind, rest } = stripKind(words);
-  const name = ALIASES[rest] ?? (rest || words);
+  const name = rest || words;
   const compact = name.replaceAll(' ', '');
   return compact ? { words: name, padded: ` ${name} `, compact, kind } : undefined;
 }
@@ -270,14 +232,45 @@ export function searchRegions(text: string, options: SearchOptions = {}): Region
     (!options.level || e.region.level === options.level) &&
     (!options.province || e.region.kode === options.province || e.region.induk === options.province);
   // Typo matching runs only when nothing matched as written: "Medan" must not also list "Merangin".
-  let kept = rank(q, [...writtenCandidates(q)].filter(wanted), scoreAsWritten);
-  if (kept.length === 0) kept = rank(q, index().entries.filter(wanted), scoreTypo);
+  let kept = [
+    ...rank(q, [...writtenCandidates(q)].filter(wanted), scoreAsWritten),
+    ...rank(q, aliasEntries(q.compact, 0).filter(wanted), () => ({ score: 100, match: 'alias' })),
+  ];
+  if (kept.length === 0) {
+    const max = allowedTypos(q.compact.length);
+    kept = [
+      ...rank(q, index().entries.filter(wanted), scoreTypo),
+      ...rank(q, aliasEntries(q.compact, max).filter(wanted), () => ({ score: 50, match: 'typo' })),
+    ];
+  }
+  kept = bestPerRegion(kept);
   kept.sort(
     (a, b) => b.score - a.score || a.rank - b.rank || a.region.kode.localeCompare(b.region.kode, 'en'),
   );
   return kept
     .slice(0, options.limit ?? kept.length)
     .map(({ region, score, match }) => ({ region, score: Math.round(score * 10) / 10, match }));
+}
+
+/** The entries of the regions an alias (data/region-aliases.json) names, the alias within `maxTypos` of `compact`. */
+function aliasEntries(compact: string, maxTypos: number): Entry[] {
+  const kodes = regionAliases()
+    .filter((a) =>
+      maxTypos === 0 ? a.compact === compact : typoDistance(compact, a.compact, maxTypos) <= maxTypos,
+    )
+    .map((a) => a.kode);
+  if (kodes.length === 0) return [];
+  return index().entries.filter((e) => kodes.includes(e.region.kode));
+}
+
+/** One result per region: its best score. */
+function bestPerRegion<T extends RegionMatch>(found: T[]): T[] {
+  const best = new Map<string, T>();
+  for (const f of found) {
+    const seen = best.get(f.region.kode);
+    if (!seen || f.score > seen.score) best.set(f.region.kode, f);
+  }
+  return [...best.values()];
 }
 
 function rank(q: Query, candidates: Entry[], score: (q: Query, e: Entry) => Scored) {

@@ -82,6 +82,11 @@ export function regionsOfProvince(provinceKode: string): readonly Region[] {
   return load().childrenByProvince.get(provinceKode) ?? [];
 }
 
+/** Every kecamatan, in code order. */
+export function allKecamatan(): readonly Kecamatan[] {
+  return [...load().kecamatanByKode.values()];
+}
+
 export function kecamatanByKode(kode: string): Kecamatan | undefined {
   return load().kecamatanByKode.get(kode);
 }

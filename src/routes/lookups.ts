@@ -74,7 +74,7 @@ const WilayahQuery = z.object({
   }),
   q: z.string().optional().openapi({
     description:
-      'Name search, best match first; kota before kabupaten on ties; tolerant of case, spacing, "Kab."/"Kota" and small typos',
+      'Name search, best match first; kota before kabupaten on ties; tolerant of case, spacing, "Kab."/"Kota" and small typos; knows abbreviations (Jabar), colloquial (Solo) and former names (Ujung Pandang)',
     example: 'Bandung',
   }),
   induk: z

@@ -3,6 +3,7 @@
  * that builds it from the server's configuration, or says which setting it lacks. The checkout validates the input
  * against the catalog's schema and moves the money; a tool only does the work.
  */
+import type { Catalog } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { Logger } from '../http/logger.js';
@@ -14,11 +15,12 @@ import type { ToolHttp } from './upstreams/tool-http.js';
 
 /**
  * What tools may use: the configuration, the media store (results kasir hosts), the safe fetcher (every URL fetched
- * on a caller's behalf), the chat models, the log, the key-value store (answers cached across instances) and the
- * guarded outbound HTTP of the data tools.
+ * on a caller's behalf), the chat models, the log, the key-value store (answers cached across instances), the
+ * guarded outbound HTTP of the data tools and the catalog (the chat models a tool may call).
  */
 export interface ToolDeps {
   config: Config;
+  catalog: Catalog;
   media: Media;
   fetcher: SafeFetcher;
   chat: ChatRuntime;

@@ -203,7 +203,40 @@ function usageBody(usage: FakeUsage): Record<string, unknown> {
 }
 
 function textOf(request: RecordedRequest, script: FakeChatScript): string {
-  return script.text ?? echoText('OpenAI', imagesOf(request.body.messages));
+  if (script.text !== undefined) return script.text;
+  // Structured output: the reply is always an instance of the schema (a strict-mode model cannot do otherwise).
+  const format = request.body.response_format as
+    | { type?: string; json_schema?: { schema?: unknown } }
+    | undefined;
+  if (format?.type === 'json_schema') return JSON.stringify(leastInstanceOf(format.json_schema?.schema));
+  return echoText('OpenAI', imagesOf(request.body.messages));
+}
+
+/** The plainest value a JSON schema allows: null where it may be null, else empty or zero; every property set. */
+function leastInstanceOf(schema: unknown): unknown {
+  const s = (schema ?? {}) as {
+    type?: string | string[];
+    properties?: Record<string, unknown>;
+    enum?: unknown[];
+  };
+  if (s.enum) return s.enum[0];
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (types.includes('null')) return null;
+  switch (types[0]) {
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, leastInstanceOf(v)]));
+    case 'array':
+      return [];
+    case 'string':
+      return '';
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
 }
 
 /** The images in the request's content parts: URLs as given, data URLs as `<type> inline`. */

@@ -57,6 +57,13 @@ const tool = (name: string, valid: fc.Arbitrary<Record<string, unknown>>): PaidR
   quoted: (body) => ({ ...body, model: `tools/${name}` }),
 });
 
+/** A 1×1 PNG, inline as the image tools take it (bare base64 or a data: URI). */
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const inlineImage = fc.record({
+  image_base64: fc.constantFrom(PIXEL_PNG, `data:image/png;base64,${PIXEL_PNG}`),
+});
+
 const CURRENCIES = ['USD', 'EUR', 'IDR', 'JPY', 'GBP', 'SGD', 'AUD', 'usd', 'idr'];
 
 const EXCHANGE_RATE_BODY = fc.record(
@@ -94,6 +101,17 @@ const falSpeechBody = fc.record(
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/images/generations', valid: falImageBody },
   { path: '/v1/infer', valid: falSpeechBody },
+  tool('ocr-id', inlineImage),
+  tool('product-listing', inlineImage),
+  tool(
+    'address-id',
+    fc.record({
+      address: fc.oneof(
+        fc.constantFrom('Jl. Merdeka No. 10, RT 02/RW 03, Bandung', 'Slamet Riyadi 1, Solo, Jatim'),
+        fc.string({ minLength: 1, maxLength: 300 }).filter((s) => s.trim() !== ''),
+      ),
+    }),
+  ),
   { path: '/v1/chat/completions', valid: chatBody },
   { path: '/v1/chat/completions', valid: chatBody, rail: 'mpp' },
   {

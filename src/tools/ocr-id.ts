@@ -1,0 +1,85 @@
+/**
+ * tools/ocr-id: a vision model reads an identity document (KTP, SIM, KK, NPWP, a passport or a foreign driving
+ * licence) into fixed fields; kasir checks the number's structure against what else the card shows
+ * (vision/id-verification.ts). Nothing is kept: a kasir media object given as input is deleted once read.
+ */
+import type { ToolFactory } from './types.js';
+import { chooseChatModel } from './vision/chat-model.js';
+import { DOCUMENT_TYPES, type IdFields, STRUCTURAL_NOTE, verifyIdFields } from './vision/id-verification.js';
+import { createImageReader } from './vision/image-input.js';
+import { askStructured } from './vision/structured.js';
+
+const TEXT_FIELDS = [
+  'issuing_country',
+  'id_number',
+  'full_name',
+  'birth_place',
+  'birth_date',
+  'address',
+  'rt_rw',
+  'village',
+  'district',
+  'city',
+  'province',
+  'expiry_date',
+  'blood_type',
+  'nationality',
+  'religion',
+  'marital_status',
+  'sim_class',
+] as const;
+
+const nullableText = { type: ['string', 'null'] };
+
+/** Strict-mode schema of the fields: every one present, null when the document does not show it. */
+export const ID_SCHEMA = {
+  type: 'object',
+  properties: {
+    document_type: { type: 'string', enum: [...DOCUMENT_TYPES] },
+    ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, nullableText])),
+    gender: { type: ['string', 'null'], enum: ['laki-laki', 'perempuan', null] },
+  },
+  required: ['document_type', ...TEXT_FIELDS, 'gender'],
+  additionalProperties: false,
+};
+
+const SYSTEM = [
+  'You read one identity document from a photo and copy its printed fields; you never invent a value. A field the',
+  'document does not show, or that you cannot read with certainty, is null. document_type: ktp (Indonesian',
+  'identity card), sim (Indonesian driving licence), kk (Kartu Keluarga; id_number is the No. KK), npwp (tax',
+  'card), passport, driving_licence (foreign), other. issuing_country is an ISO 3166-1 alpha-3 code (IDN).',
+  'id_number is the NIK, NPWP, KK, SIM or passport number as printed. Dates are YYYY-MM-DD (expiry_date null when',
+  'the card says SEUMUR HIDUP). gender is laki-laki or perempuan (M/MALE/LAKI-LAKI → laki-laki). rt_rw as',
+  'printed (002/003); village is the kelurahan/desa, district the kecamatan, city the kabupaten/kota.',
+].join(' ');
+
+export const ocrId: ToolFactory = (deps) => {
+  const model = chooseChatModel(deps, { name: 'VISION_MODEL', value: deps.config.vision.visionModel }, true);
+  if ('missing' in model) return model;
+  const images = createImageReader(deps);
+  return {
+    async run(input, call) {
+      const image = await images.read(input, call, { deleteMedia: true });
+      const { value } = await askStructured<IdFields>(
+        deps.chat,
+        model,
+        {
+          name: 'identity_document',
+          schema: ID_SCHEMA,
+          system: SYSTEM,
+          user: [
+            { type: 'text', text: 'Read this document.' },
+            { type: 'image_url', image_url: { url: image.dataUri, detail: 'high' } },
+          ],
+          maxTokens: 800,
+        },
+        call,
+      );
+      return {
+        fields: value,
+        verification: { ...verifyIdFields(value), note: STRUCTURAL_NOTE },
+        model: model.entry.id,
+      };
+    },
+  };
+};
