@@ -47,7 +47,34 @@ const chatBody = fc.record(
 /** A wallet route's chat body: the model is in the path, and the answer is one JSON object (no stream). */
 const walletChatBody = chatBody.map(({ model: _model, stream: _stream, ...rest }) => rest);
 
+/** Short printable text with Indonesian and non-Latin letters, within the card renderers' length limits. */
+const cardText = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ minLength: 1, maxLength }),
+    fc.constantFrom('Selamat pagi', 'Diskon 50% — hari ini', '日本語', 'x'.repeat(Math.min(maxLength, 120))),
+  );
+
+const ogImageBody = fc.record(
+  { title: cardText(200), subtitle: cardText(300), theme: fc.constantFrom('light', 'dark', 'LIGHT') },
+  { requiredKeys: ['title', 'subtitle'] },
+);
+
+const codeImageBody = fc.record(
+  {
+    code: fc.oneof(fc.string({ minLength: 1, maxLength: 400 }), fc.constant('const a = 1;\n\tif (a) {}\n')),
+    title: fc.constantFrom('main.ts', 'app.py', 'README', 'x.unknownext'),
+    language: fc.constantFrom('typescript', 'python', 'go', 'text'),
+  },
+  { requiredKeys: ['code', 'title'] },
+);
+
+/** A tool route's quote: the catalog entry is named by the path. */
+const toolQuoted = (tool: string) => (body: Record<string, unknown>) => ({ ...body, model: `tools/${tool}` });
+
 export const PAID_ROUTES: PaidRouteCase[] = [
+  // Two of the card renderers (the others share their pipeline; rendering costs about 0.2 s a call).
+  { path: '/v1/tools/og-image', valid: ogImageBody, quoted: toolQuoted('og-image') },
+  { path: '/v1/tools/code-image', valid: codeImageBody, quoted: toolQuoted('code-image') },
   { path: '/v1/chat/completions', valid: chatBody },
   {
     path: '/x402/openai/gpt-4.1-mini',
