@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
+import { parseScreenshot, type ScreenshotConfig, screenshotEnvShape } from './config-screenshot.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
 
 const bool = z
@@ -116,6 +117,7 @@ const envSchema = z.object({
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
   ...providerShape,
   ...x402EnvShape,
+  ...screenshotEnvShape,
   ...fetchEnvShape,
 });
 
@@ -163,6 +165,8 @@ export interface Config {
   providers: Record<ProviderName, ProviderConfig>;
   /** The x402 wallet rails (see config-x402.ts); no chains = the rail is off. */
   x402: X402Config;
+  /** The screenshot tool's browser (see config-screenshot.ts). */
+  screenshot: ScreenshotConfig;
   /** The safe fetcher (see config-fetch.ts). */
   fetch: FetchConfig;
 }
@@ -261,6 +265,7 @@ export function loadConfig(env: RawEnv): Config {
     providerMarginPercent,
     providers,
     x402,
+    screenshot: parseScreenshot(e as Record<string, unknown>),
     fetch,
   };
 }

@@ -8,6 +8,7 @@ import { codeImage } from './code-image.js';
 import { meme } from './meme.js';
 import { ogImage } from './og-image.js';
 import { quoteCard } from './quote-card.js';
+import { screenshot } from './screenshot.js';
 import { tweetImage } from './tweet-image.js';
 import type { ToolFactory } from './types.js';
 import { youtubeThumbnail } from './youtube-thumbnail.js';
@@ -20,4 +21,5 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'tweet-image': tweetImage,
   'code-image': codeImage,
   meme,
+  screenshot,
 };
