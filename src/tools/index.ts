@@ -3,6 +3,7 @@
  * here is listed and quotable but answers 503 before any payment.
  */
 
+import { autoOg } from './auto-og.js';
 import { card } from './card.js';
 import { codeImage } from './code-image.js';
 import { meme } from './meme.js';
@@ -22,4 +23,5 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'code-image': codeImage,
   meme,
   screenshot,
+  'auto-og': autoOg,
 };

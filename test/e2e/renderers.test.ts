@@ -22,6 +22,13 @@ function photo(): Buffer {
   return PNG.sync.write(png);
 }
 
+const ARTICLE = `<!doctype html><html><head><title>fallback</title>
+<meta property="og:title" content="Resep rendang Padang">
+<meta property="og:description" content="Bumbu lengkap, dimasak tiga jam.">
+<meta property="og:site_name" content="Dapur Kita">
+<meta property="og:image" content="/photo.png">
+</head><body>isi</body></html>`;
+
 function serve(res: ServerResponse, status: number, type: string, body: Buffer | string): void {
   res.writeHead(status, { 'content-type': type });
   res.end(body);
@@ -55,6 +62,16 @@ describe.each(DB_TARGETS)('image renderers on %s', (db) => {
       if (req.url === '/photo.png') serve(res, 200, 'image/png', image);
       else if (req.url === '/page.txt') serve(res, 200, 'text/plain', 'not an image');
       else if (req.url === '/broken.png') serve(res, 200, 'image/png', 'these bytes are not a PNG');
+      else if (req.url === '/article') serve(res, 200, 'text/html; charset=utf-8', ARTICLE);
+      else if (req.url === '/bare')
+        serve(res, 200, 'text/html', '<html><head><title> Halaman   polos </title></head></html>');
+      else if (req.url === '/private-image')
+        serve(
+          res,
+          200,
+          'text/html',
+          '<meta property="og:title" content="Gambar pribadi"><meta property="og:image" content="https://10.0.0.1/x.png">',
+        );
       else serve(res, 500, 'text/plain', 'down');
     });
     kasir = await startPaidKasir(db, { FETCH_ALLOWED_HOSTS: site.hostPort, FETCH_CA_FILE: site.caFile });
@@ -233,5 +250,28 @@ describe.each(DB_TARGETS)('image renderers on %s', (db) => {
     );
     const failed = await refused('meme', { ...body, image: `${site.url}/missing.png` }, 502);
     expect(failed.error.code).toBe('upstream_error');
+  });
+
+  it("auto-og reads a page's Open Graph tags and draws them over its og:image", async () => {
+    const { answer, pixels } = await rendered('auto-og', { url: `${site.url}/article` });
+    expect(answer).toMatchObject({
+      sourceTitle: 'Resep rendang Padang',
+      sourceUrl: `${site.url}/article`,
+      sourceImage: `${site.url}/photo.png`,
+      width: 1200,
+      height: 630,
+    });
+    expect(pixels.colours(0, 0, 1200, 630)).toBeGreaterThan(100);
+    const bare = await rendered('auto-og', { url: `${site.url}/bare` });
+    expect((bare.answer as unknown as { sourceTitle: string }).sourceTitle).toBe('Halaman polos');
+    // A page's og:image on a private address is left out; the card is still drawn (and charged).
+    const priv = await rendered('auto-og', { url: `${site.url}/private-image` });
+    expect((priv.answer as unknown as { sourceImage: string | null }).sourceImage).toBeNull();
+  });
+
+  it('auto-og refuses private and non-HTML pages (400 naming url) and answers 502 for a failing one, charging nothing', async () => {
+    expect((await refused('auto-og', { url: 'https://127.0.0.1:9/' }, 400)).error.param).toBe('url');
+    expect((await refused('auto-og', { url: `${site.url}/photo.png` }, 400)).error.param).toBe('url');
+    expect((await refused('auto-og', { url: `${site.url}/missing` }, 502)).error.code).toBe('upstream_error');
   });
 });
