@@ -8,6 +8,8 @@ import type { Font } from 'satori';
 import { type Style, text } from './el.js';
 import { measureHeight } from './png.js';
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface FitBox {
   width: number;
   height: number;
@@ -37,9 +39,12 @@ function styleAt(box: FitBox, fontSize: number): Style {
 
 /** The style that fits `content` in `box` (binary search on the font size, each step one satori layout). */
 export async function fitText(content: string, box: FitBox, fontSet: Font[]): Promise<FittedText> {
-  const fits = async (size: number) =>
-    (await measureHeight(text({ ...styleAt(box, size), width: box.width }, content), box.width, fontSet)) <=
-    box.height;
+  // Each layout runs on the event loop: yield between them so other requests are served in the gaps.
+  const fits = async (size: number) => {
+    await yieldToLoop();
+    const element = text({ ...styleAt(box, size), width: box.width }, content);
+    return (await measureHeight(element, box.width, fontSet)) <= box.height;
+  };
   let lo = box.minSize;
   let hi = box.maxSize;
   if (await fits(hi)) return { fontSize: hi, style: styleAt(box, hi) };
