@@ -11,8 +11,8 @@ import { invalidInput } from '../http/errors.js';
 import type { CallSignal } from '../providers/call-signal.js';
 import { UpstreamError } from '../providers/types.js';
 
-/** Formats resvg draws. */
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** Formats resvg draws (WebP is not among them in the resvg-js release used). */
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif'];
 /** The most pixels a drawn image may have (decoding is done in memory). */
 const MAX_PIXELS = 40_000_000;
 
@@ -51,15 +51,19 @@ export async function fetchImage(
   } catch (err) {
     throw fetchError(err, field);
   }
-  let size: { width?: number; height?: number };
+  let size: { width?: number; height?: number; type?: string };
   try {
     size = imageSize(got.bytes);
   } catch {
-    throw invalidInput([{ field, message: 'the file is not a PNG, JPEG, GIF or WebP image' }]);
+    size = {};
   }
+  // The bytes decide, not the declared type.
+  const kind = size.type === 'jpg' ? 'jpeg' : size.type;
+  if (kind !== 'png' && kind !== 'jpeg' && kind !== 'gif')
+    throw invalidInput([{ field, message: 'the file is not a PNG, JPEG or GIF image' }]);
   const { width = 0, height = 0 } = size;
   if (width < 1 || height < 1) throw invalidInput([{ field, message: 'the image has no size' }]);
   if (width * height > MAX_PIXELS)
     throw invalidInput([{ field, message: `the image is ${width}×${height}; at most ${MAX_PIXELS} pixels` }]);
-  return { dataUri: `data:${got.contentType};base64,${got.bytes.toString('base64')}`, width, height };
+  return { dataUri: `data:image/${kind};base64,${got.bytes.toString('base64')}`, width, height };
 }
