@@ -4,7 +4,14 @@
  */
 import { renderAsync } from '@resvg/resvg-js';
 import satori, { type Font } from 'satori';
+import { Slots } from '../screenshot/slots.js';
 import type { El } from './el.js';
+
+/**
+ * Rasterisations at once: each takes a libuv pool thread (four by default, shared with DNS lookups and file
+ * writes) and up to 36 MB of pixels for a 3000×3000 card; two keep the pool free for the rest of kasir.
+ */
+const rasterising = new Slots(2);
 
 export interface RenderedPng {
   png: Buffer;
@@ -19,8 +26,16 @@ export async function renderPng(
   fontSet: Font[],
 ): Promise<RenderedPng> {
   const svg = await satori(element as never, { ...size, fonts: fontSet } as never);
-  const rendered = await renderAsync(svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } });
-  return { png: rendered.asPng(), width: rendered.width, height: rendered.height };
+  const release = await rasterising.acquire();
+  try {
+    const rendered = await renderAsync(svg, {
+      fitTo: { mode: 'original' },
+      font: { loadSystemFonts: false },
+    });
+    return { png: rendered.asPng(), width: rendered.width, height: rendered.height };
+  } finally {
+    release();
+  }
 }
 
 /** The laid-out height of `element` placed in a box `width` wide (text wraps; nothing is drawn). */
