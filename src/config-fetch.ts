@@ -2,6 +2,7 @@
  * Settings of the safe fetcher (src/fetch): what kasir may download on a caller's behalf, how much and for how
  * long. FETCH_ALLOWED_HOSTS is dangerous: it lets callers make kasir reach the named private hosts.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseAllowedHosts } from './fetch/address-rule.js';
 
@@ -9,6 +10,7 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().in
 
 export const fetchEnvShape = {
   FETCH_ALLOWED_HOSTS: z.string().default(''),
+  FETCH_CA_FILE: z.string().default(''),
   FETCH_TIMEOUT_MS: int(100).default(30_000),
   FETCH_MAX_REDIRECTS: int(0, 20).default(5),
   FETCH_MAX_BYTES: int(1).default(40 * 1024 * 1024),
@@ -28,6 +30,23 @@ export interface FetchConfig {
   transcriptionMaxBytes: number;
   /** The most a provider's result file (a long video) may weigh when it is re-hosted. */
   resultMaxBytes: number;
+  /** PEM certificates (FETCH_CA_FILE) trusted besides the bundled roots, by the fetcher and the screenshot browser. */
+  extraCa: string[];
+}
+
+/** The certificates of a PEM file, each as its own PEM block; a missing or empty file is a named problem. */
+function readCaFile(path: string, problems: string[]): string[] {
+  if (!path) return [];
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    problems.push(`FETCH_CA_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return [];
+  }
+  const certs = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (certs.length === 0) problems.push(`FETCH_CA_FILE: ${path} holds no PEM certificate`);
+  return certs;
 }
 
 export function parseFetch(e: Record<string, unknown>, problems: string[]): FetchConfig {
@@ -38,5 +57,6 @@ export function parseFetch(e: Record<string, unknown>, problems: string[]): Fetc
     maxBytes: Number(e.FETCH_MAX_BYTES),
     transcriptionMaxBytes: Number(e.FETCH_TRANSCRIPTION_MAX_BYTES),
     resultMaxBytes: Number(e.MEDIA_RESULT_MAX_BYTES),
+    extraCa: readCaFile(String(e.FETCH_CA_FILE ?? ''), problems),
   };
 }

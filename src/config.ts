@@ -6,6 +6,7 @@ import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './confi
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
+import { parseScreenshot, type ScreenshotConfig, screenshotEnvShape } from './config-screenshot.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseVision, type VisionConfig, visionEnvShape } from './config-vision.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
@@ -124,6 +125,7 @@ const envSchema = z.object({
   ...mppEnvShape,
   ...toolsEnvShape,
   ...dashboardEnvShape,
+  ...screenshotEnvShape,
   ...fetchEnvShape,
   ...mediaEnvShape,
   ...visionEnvShape,
@@ -179,6 +181,8 @@ export interface Config {
   tools: ToolsConfig;
   /** The dashboard and rupiah top-ups (see config-dashboard.ts). */
   dashboard: DashboardConfig;
+  /** The screenshot tool's browser (see config-screenshot.ts). */
+  screenshot: ScreenshotConfig;
   /** The safe fetcher (see config-fetch.ts). */
   fetch: FetchConfig;
   /** Media models' polling and waiting (see config-media.ts). */
@@ -287,6 +291,7 @@ export function loadConfig(env: RawEnv): Config {
     mpp,
     tools,
     dashboard,
+    screenshot: parseScreenshot(e as Record<string, unknown>),
     fetch,
     mediaModels: parseMedia(e as Record<string, unknown>),
     vision: parseVision(e as Record<string, unknown>),

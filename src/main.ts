@@ -2,6 +2,7 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './http/logger.js';
+import { closeScreenshotBrowsers } from './screenshot/browser.js';
 import { startServer } from './server.js';
 import { wire } from './wiring.js';
 
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     await server.stop(config.shutdownTimeoutMs);
     await wired.close();
+    await closeScreenshotBrowsers();
     log.flush();
     process.exit(0);
   };

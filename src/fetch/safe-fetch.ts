@@ -12,6 +12,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { CallSignal } from '../providers/call-signal.js';
 import { type AddressPolicy, bareHost, checkDestination, type ResolvedAddress } from './address-rule.js';
@@ -22,6 +23,8 @@ export interface FetchPolicy extends AddressPolicy {
   maxRedirects: number;
   /** The whole fetch (every hop, and the body) must finish within this. */
   timeoutMs: number;
+  /** PEM certificates trusted besides Node's bundled roots (FETCH_CA_FILE: an intranet's CA, a test's server). */
+  extraCa?: readonly string[];
 }
 
 /**
@@ -103,7 +106,7 @@ function discard(body: Readable): void {
 }
 
 /** A dispatcher whose every connection goes to `pinned`, whatever name the request carries. */
-function pinnedAgent(pinned: ResolvedAddress): Agent {
+function pinnedAgent(pinned: ResolvedAddress, extraCa: readonly string[] | undefined): Agent {
   const lookup = (
     _host: string,
     options: { all?: boolean },
@@ -112,7 +115,9 @@ function pinnedAgent(pinned: ResolvedAddress): Agent {
     if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
-  return new Agent({ connect: { lookup, timeout: 10_000 }, connections: 1, pipelining: 0 });
+  // A `ca` list replaces Node's roots, so extra certificates are given together with them.
+  const ca = extraCa?.length ? { ca: [...rootCertificates, ...extraCa] } : {};
+  return new Agent({ connect: { lookup, timeout: 10_000, ...ca }, connections: 1, pipelining: 0 });
 }
 
 export class SafeFetcher {
@@ -244,7 +249,7 @@ export class SafeFetcher {
     }
     const verdict = await checkDestination(url.hostname, port, policy);
     if (!verdict.allowed) throw new FetchFailure('refused', verdict.reason);
-    return pinnedAgent(verdict.address);
+    return pinnedAgent(verdict.address, this.policy.extraCa);
   }
 }
 

@@ -98,6 +98,27 @@ const falSpeechBody = fc.record(
   { requiredKeys: ['model', 'text'] },
 );
 
+/** Short printable text with Indonesian and non-Latin letters, within the card renderers' length limits. */
+const cardText = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ minLength: 1, maxLength }),
+    fc.constantFrom('Selamat pagi', 'Diskon 50% — hari ini', '日本語', 'x'.repeat(Math.min(maxLength, 120))),
+  );
+
+const ogImageBody = fc.record(
+  { title: cardText(200), subtitle: cardText(300), theme: fc.constantFrom('light', 'dark', 'LIGHT') },
+  { requiredKeys: ['title', 'subtitle'] },
+);
+
+const codeImageBody = fc.record(
+  {
+    code: fc.oneof(fc.string({ minLength: 1, maxLength: 400 }), fc.constant('const a = 1;\n\tif (a) {}\n')),
+    title: fc.constantFrom('main.ts', 'app.py', 'README', 'x.unknownext'),
+    language: fc.constantFrom('typescript', 'python', 'go', 'text'),
+  },
+  { requiredKeys: ['code', 'title'] },
+);
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/images/generations', valid: falImageBody },
   { path: '/v1/infer', valid: falSpeechBody },
@@ -112,6 +133,10 @@ export const PAID_ROUTES: PaidRouteCase[] = [
       ),
     }),
   ),
+
+  // Two of the card renderers (the others share their pipeline; rendering costs about 0.2 s a call).
+  tool('og-image', ogImageBody),
+  tool('code-image', codeImageBody),
   { path: '/v1/chat/completions', valid: chatBody },
   { path: '/v1/chat/completions', valid: chatBody, rail: 'mpp' },
   {

@@ -1,0 +1,46 @@
+/**
+ * Draws an element tree to a PNG: satori lays it out to SVG (with the text as glyph outlines), resvg rasterises
+ * the SVG off the event loop (renderAsync runs on libuv's pool). The PNG is exactly `width`×`height`.
+ */
+import { renderAsync } from '@resvg/resvg-js';
+import satori, { type Font } from 'satori';
+import { Slots } from '../screenshot/slots.js';
+import type { El } from './el.js';
+
+/**
+ * Rasterisations at once: each takes a libuv pool thread (four by default, shared with DNS lookups and file
+ * writes) and up to 36 MB of pixels for a 3000×3000 card; two keep the pool free for the rest of kasir.
+ */
+const rasterising = new Slots(2);
+
+export interface RenderedPng {
+  png: Buffer;
+  width: number;
+  height: number;
+}
+
+/** Renders `element` at exactly `width`×`height`, or at `width` and its laid-out height when `height` is omitted. */
+export async function renderPng(
+  element: El,
+  size: { width: number; height?: number },
+  fontSet: Font[],
+): Promise<RenderedPng> {
+  const svg = await satori(element as never, { ...size, fonts: fontSet } as never);
+  const release = await rasterising.acquire();
+  try {
+    const rendered = await renderAsync(svg, {
+      fitTo: { mode: 'original' },
+      font: { loadSystemFonts: false },
+    });
+    return { png: rendered.asPng(), width: rendered.width, height: rendered.height };
+  } finally {
+    release();
+  }
+}
+
+/** The laid-out height of `element` placed in a box `width` wide (text wraps; nothing is drawn). */
+export async function measureHeight(element: El, width: number, fontSet: Font[]): Promise<number> {
+  const svg = await satori(element as never, { width, fonts: fontSet, embedFont: false } as never);
+  const m = /<svg[^>]*\sheight="([\d.]+)"/.exec(svg);
+  return m ? Number(m[1]) : Number.POSITIVE_INFINITY;
+}
