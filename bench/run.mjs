@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { root } from './lib/harness.mjs';
 
-for (const name of ['foundation', 'lookups', 'paid', 'adversarial', 'x402', 'mpp', 'tools']) {
+for (const name of ['foundation', 'lookups', 'paid', 'adversarial', 'x402', 'mpp', 'channels', 'tools']) {
   console.log(`\n=== bench/${name}.mjs`);
   const r = spawnSync(process.execPath, [path.join(root, 'bench', `${name}.mjs`)], {
     stdio: 'inherit',

@@ -8,6 +8,7 @@ import { LaneApp } from './http/lanes.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
+import { mountChannelRoutes } from './routes/channels.js';
 import { mountChatRoutes } from './routes/chat.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
 import { mountKeyRoutes } from './routes/keys.js';
@@ -49,6 +50,7 @@ export function createApp(deps: Deps): LaneApp {
   mountMediaRoutes(app, deps);
   mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
+  mountChannelRoutes(app, deps);
   const checkoutDeps: CheckoutDeps = {
     catalog: deps.catalog,
     rails: deps.rails,

@@ -24,8 +24,17 @@ export interface MppStripeConfig {
   minMicroUsd: number;
 }
 
+/** Payment channels on the Tempo escrow (TIP-1034): on when MPP_CHANNEL_OPERATOR_KEY is set with Tempo. */
+export interface MppChannelConfig {
+  /** The escrow (the TIP-1034 precompile unless overridden). */
+  escrow: `0x${string}`;
+  /** The key kasir settles and closes channels with (the channels' payee or operator). */
+  operatorKey: `0x${string}`;
+}
+
 export interface MppConfig {
   tempo: MppTempoConfig | undefined;
+  channels: MppChannelConfig | undefined;
   stripe: MppStripeConfig | undefined;
   /** The realm challenges name (default: the public base URL's host). */
   realm: string | undefined;
@@ -41,6 +50,8 @@ const optional = z
 /** Tempo mainnet: chain 4217, USDC (TIP-20). */
 const TEMPO_MAINNET = { chainId: 4217, rpcUrl: 'https://rpc.tempo.xyz' };
 const TEMPO_USDC = '0x20C000000000000000000000b9537d11c60E8b50';
+/** The TIP-1034 escrow precompile (payment channels). */
+const TIP1034_ESCROW = '0x4d50500000000000000000000000000000000000';
 
 export const mppEnvShape = {
   MPP_REALM: optional,
@@ -54,6 +65,8 @@ export const mppEnvShape = {
   STRIPE_BASE_URL: optional,
   MPP_STRIPE_NETWORK_ID: optional,
   MPP_CARD_MIN_MICRO_USD: z.coerce.number().int().min(1).default(500_000),
+  MPP_CHANNEL_OPERATOR_KEY: optional,
+  MPP_CHANNEL_ESCROW: optional,
 } as Record<string, z.ZodType>;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -89,8 +102,19 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
         minMicroUsd: v.MPP_CARD_MIN_MICRO_USD as number,
       }
     : undefined;
+  const operatorKey = str('MPP_CHANNEL_OPERATOR_KEY');
+  const escrow = str('MPP_CHANNEL_ESCROW') ?? TIP1034_ESCROW;
+  if (operatorKey && !KEY.test(operatorKey)) problems.push('MPP_CHANNEL_OPERATOR_KEY: must be a 0x hex key');
+  if (!ADDRESS.test(escrow)) problems.push('MPP_CHANNEL_ESCROW: must be a 0x address');
+  if (operatorKey && !tempo)
+    problems.push('MPP_CHANNEL_OPERATOR_KEY: channels need the Tempo charge (MPP_TEMPO_RECIPIENT)');
+  const channels =
+    operatorKey && tempo
+      ? { escrow: escrow as `0x${string}`, operatorKey: operatorKey as `0x${string}` }
+      : undefined;
   return {
     tempo,
+    channels,
     stripe,
     realm: str('MPP_REALM'),
     challengeTtlSeconds: v.MPP_CHALLENGE_TTL_SECONDS as number,

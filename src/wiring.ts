@@ -20,6 +20,8 @@ import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
 import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
+import { type ChannelBackend, tempoChannelBackend } from './rails/channel/backend.js';
+import { createChannelRail } from './rails/channel/rail.js';
 import { openMppRail } from './rails/mpp/open.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
@@ -38,6 +40,8 @@ export interface Wired {
 export interface WireOptions {
   /** Settling signers that replace the configured ones (tests: a local Solana or Algorand ledger). */
   x402Signers?: X402SignerOverrides;
+  /** The chain side of payment channels (tests: an in-process fake escrow). */
+  channelBackend?: ChannelBackend;
 }
 
 export async function wire(config: Config, log: Logger, options: WireOptions = {}): Promise<Wired> {
@@ -84,11 +88,23 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     closers.push(() => reserves.close());
     const x402 = openX402Rail(config.x402, { db, log }, options.x402Signers);
     const mpp = await openMppRail(config, { db, log });
+    const { tempo, channels: channelConfig } = config.mpp;
+    const channels =
+      tempo && channelConfig
+        ? {
+            backend: options.channelBackend ?? tempoChannelBackend(tempo, channelConfig),
+            payee: tempo.recipient,
+            currency: tempo.currency,
+          }
+        : null;
     if (mpp) closers.push(async () => mpp.close());
     const rails = createRailRegistry(
-      [createPrepaidRail({ db, keys, reserves }), mpp?.rail ?? null, x402].filter(
-        (r): r is Rail => r !== null,
-      ),
+      [
+        createPrepaidRail({ db, keys, reserves }),
+        mpp?.rail ?? null,
+        channels ? createChannelRail({ db, ...channels }) : null,
+        x402,
+      ].filter((r): r is Rail => r !== null),
     );
     const chatProviders = createChatProviders(config);
     closers.push(() => chatProviders.close());
@@ -165,6 +181,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       reserves,
       rails,
       mpp,
+      channels,
       catalog,
       chat,
       offers,

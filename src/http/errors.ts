@@ -26,6 +26,15 @@ export const ERROR_STATUS = {
   payment_insufficient: 402,
   /** A payment credential of a method this server does not accept. */
   payment_method_unsupported: 400,
+  /** A payment channel this server does not know (register it first), or one closed for good. */
+  channel_not_found: 410,
+  channel_finalized: 410,
+  /** A voucher below the channel's highest accepted one. */
+  voucher_too_low: 402,
+  /** A voucher above the channel's deposit. */
+  voucher_above_deposit: 402,
+  /** A voucher not signed by the channel's signer. */
+  voucher_invalid_signature: 402,
   forbidden: 403,
   not_found: 404,
   model_not_found: 404,
@@ -80,6 +89,11 @@ const PAYMENT_PROBLEMS: Partial<Record<ErrorCode, string>> = {
   payment_failed: 'verification-failed',
   payment_in_progress: 'verification-failed',
   payment_method_unsupported: 'method-unsupported',
+  channel_not_found: 'session/channel-not-found',
+  channel_finalized: 'session/channel-finalized',
+  voucher_too_low: 'session/delta-too-small',
+  voucher_above_deposit: 'session/amount-exceeds-deposit',
+  voucher_invalid_signature: 'session/invalid-signature',
 };
 
 export const PROBLEM_BASE = 'https://paymentauth.org/problems/';
@@ -94,7 +108,8 @@ export function problemOf(code: ErrorCode): string | undefined {
   return slug ? `${PROBLEM_BASE}${slug}` : undefined;
 }
 
-const title = (slug: string) =>
+const title = (path: string) => titleOf(path.slice(path.lastIndexOf('/') + 1));
+const titleOf = (slug: string) =>
   slug.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => `${sep ? ' ' : ''}${c.toUpperCase()}`);
 
 /**

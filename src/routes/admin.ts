@@ -14,6 +14,7 @@ import { adjustBalance, type Balance, getBalance } from '../ledger/books.js';
 import { InsufficientBalanceError, UnknownAccountError } from '../ledger/errors.js';
 import { listAllUsage, listLedger, listUsage } from '../ledger/history.js';
 import { formatUsd } from '../ledger/money.js';
+import { channelView } from '../rails/channel/store.js';
 import { rotateSecret } from '../rails/mpp/secrets.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -291,6 +292,27 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>, deps: Deps, adminToke
       const id = await rotateSecret(db);
       await deps.mpp.reload();
       return c.json({ secret_id: id }, 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/v1/admin/channels',
+      summary: 'Payment channels: open ones first (deposit, highest voucher, spend, units), then closed ones',
+      request: { query: z.object({ open: z.enum(['true', 'false']).optional() }) },
+      responses: { 200: ok(z.object({ items: z.array(z.unknown()) }), 'The channels') },
+    }),
+    async (c) => {
+      const onlyOpen = c.req.valid('query').open === 'true';
+      let query = db.kysely
+        .selectFrom('payment_channels')
+        .selectAll()
+        .orderBy('finalized_at', 'desc')
+        .orderBy('updated_at', 'desc');
+      if (onlyOpen) query = query.where('finalized_at', 'is', null);
+      const rows = await query.limit(500).execute();
+      return c.json({ items: rows.map(channelView) }, 200);
     },
   );
 

@@ -235,6 +235,30 @@ export interface JobTable {
   finished_at: string | null;
 }
 
+/**
+ * A payment channel (TIP-1034 escrow on Tempo) a payer registered. Amounts are the token's base units (6 decimals:
+ * micro-USD); `accepted` is the highest cumulative voucher taken, `spent` what calls have used of it.
+ */
+export interface PaymentChannelTable {
+  id: string;
+  payer: string;
+  /** Who signs vouchers: the descriptor's authorizedSigner, or the payer. */
+  signer: string;
+  /** The channel descriptor (JSON), what settling and closing need. */
+  descriptor: string;
+  deposit: number;
+  settled: number;
+  accepted: number;
+  voucher_signature: string | null;
+  spent: number;
+  units: number;
+  close_requested_at: string | null;
+  finalized_at: string | null;
+  close_tx: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   media_objects: MediaObjectTable;
   accounts: AccountTable;
@@ -248,6 +272,7 @@ export interface Database {
   mpp_store: MppStoreTable;
   payer_credits: PayerCreditTable;
   payer_credit_entries: PayerCreditEntryTable;
+  payment_channels: PaymentChannelTable;
   dashboard_sessions: DashboardSessionTable;
   topup_orders: TopupOrderTable;
   jobs: JobTable;

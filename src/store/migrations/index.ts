@@ -8,6 +8,7 @@ import { m004WalletPayments } from './004-wallet-payments.js';
 import { m005Mpp } from './005-mpp.js';
 import { m006Dashboard } from './006-dashboard.js';
 import { m007Jobs } from './007-jobs.js';
+import { m008Channels } from './008-channels.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -18,5 +19,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '005-mpp': m005Mpp(kind),
     '006-dashboard': m006Dashboard(kind),
     '007-jobs': m007Jobs(kind),
+    '008-channels': m008Channels(kind),
   };
 }

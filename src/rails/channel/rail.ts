@@ -1,0 +1,162 @@
+/**
+ * The payment-channel rail: a payer who opened a TIP-1034 channel on Tempo to this server's payee, and registered
+ * it (POST /v1/channels), pays any /v1/* paid call with an off-chain cumulative voucher in `Payment-Voucher`. The
+ * voucher is checked (signature, monotonic, within the deposit) and the call's price reserved from it in the
+ * database before the call runs; a failed call gives the reservation back; POST /v1/channels/{id}/close settles.
+ */
+import { nowIso } from '../../ledger/ids.js';
+import { recordWalletUsage } from '../../ledger/wallet-payments.js';
+import type { Db } from '../../store/db.js';
+import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
+import { PaymentRefusal } from '../types.js';
+import { usageRow } from '../usage.js';
+import type { ChannelBackend } from './backend.js';
+import { settleChannelCall, spendFromChannel, type Voucher } from './store.js';
+
+export const PAYMENT_VOUCHER = 'payment-voucher';
+
+/** `channel="0x…", cumulative="123", signature="0x…"` (parameters in any order, quotes optional). */
+export function parseVoucher(header: string): Voucher | null {
+  const params: Record<string, string> = {};
+  for (const m of header.matchAll(/([a-z]+)\s*=\s*"?([^",\s]+)"?/gi))
+    params[(m[1] as string).toLowerCase()] = m[2] as string;
+  const { channel, cumulative, signature } = params;
+  if (!channel || !/^0x[0-9a-fA-F]{64}$/.test(channel)) return null;
+  if (!cumulative || !/^\d{1,30}$/.test(cumulative)) return null;
+  if (!signature || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
+  return {
+    channelId: channel as `0x${string}`,
+    cumulative: BigInt(cumulative),
+    signature: signature as `0x${string}`,
+  };
+}
+
+const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export interface ChannelRailDeps {
+  db: Db;
+  backend: ChannelBackend;
+  payee: string;
+  currency: string;
+}
+
+export function createChannelRail(deps: ChannelRailDeps): Rail {
+  const { db, backend } = deps;
+  const network = `eip155:${backend.chainId}`;
+
+  class ChannelAuthorization implements Authorization {
+    constructor(
+      readonly payer: Payer,
+      readonly amountMicroUsd: number,
+      private readonly channelId: string,
+      private readonly route: string,
+      private readonly accepted: number,
+      private readonly spent: number,
+    ) {}
+
+    private async record(usage: UsageFacts, charged: number) {
+      const row = usageRow(usage, { rail: 'channel', payer: this.payer, chargedMicroUsd: charged });
+      await recordWalletUsage(db, row, { route: this.route, network, txId: null });
+    }
+
+    private receipt() {
+      return {
+        status: 'success',
+        method: 'tempo',
+        intent: 'session',
+        timestamp: nowIso(),
+        reference: this.channelId,
+        channelId: this.channelId,
+        acceptedCumulative: String(this.accepted),
+        spent: String(this.spent),
+      };
+    }
+
+    streamHeaders() {
+      return { 'payment-receipt': encode(this.receipt()) };
+    }
+
+    async capture(usage: UsageFacts): Promise<RailReceipt> {
+      await settleChannelCall(db, this.channelId, this.amountMicroUsd, true);
+      await this.record(usage, this.amountMicroUsd);
+      return {
+        headers: { 'payment-receipt': encode(this.receipt()), 'cache-control': 'private' },
+        receipt: {
+          rail: 'channel',
+          channel_id: this.channelId,
+          accepted_cumulative: this.accepted,
+          spent: this.spent,
+          charged_micro_usd: this.amountMicroUsd,
+        },
+      };
+    }
+
+    async void(usage: UsageFacts): Promise<RailReceipt> {
+      await settleChannelCall(db, this.channelId, this.amountMicroUsd, false);
+      await this.record(usage, 0);
+      return { headers: {}, receipt: { rail: 'channel', channel_id: this.channelId, charged_micro_usd: 0 } };
+    }
+  }
+
+  return {
+    id: 'channel',
+    title: 'Payment channel: off-chain vouchers on a Tempo escrow channel',
+    priceClass: 'wallet',
+    carries: (req) => req.header(PAYMENT_VOUCHER) !== undefined,
+
+    async identify(req) {
+      const voucher = parseVoucher(req.header(PAYMENT_VOUCHER) ?? '');
+      return {
+        rail: 'channel',
+        accountId: null,
+        keyId: null,
+        address: null,
+        // Idempotency-Key replays are scoped to the channel: only its voucher signer can have spent from it.
+        scope: voucher?.channelId.toLowerCase() ?? 'unreadable',
+        detail: voucher,
+      };
+    },
+
+    async authorize(payer, pricing, req) {
+      const voucher = payer.detail as Voucher | null;
+      if (!voucher) {
+        throw new PaymentRefusal(
+          'payment_malformed',
+          'Payment-Voucher must be channel="0x<64 hex>", cumulative="<base units>", signature="0x<130 hex>"',
+        );
+      }
+      const cost = pricing.quote.costMicroUsd;
+      const row = await spendFromChannel(db, backend, voucher, cost);
+      const address = `did:pkh:eip155:${backend.chainId}:${row.payer}`;
+      return new ChannelAuthorization({ ...payer, address }, cost, row.id, req.path, row.accepted, row.spent);
+    },
+
+    challenge(pricing) {
+      return {
+        headers: [],
+        body: {
+          rail: 'channel',
+          how: 'Open a TIP-1034 channel on Tempo to the payee in the currency below, register it with POST /v1/channels {descriptor}, then send Payment-Voucher: channel="<id>", cumulative="<total base units>", signature="<EIP-712 voucher>" with each call; the cumulative must cover everything spent so far plus this call.',
+          chain_id: backend.chainId,
+          escrow: backend.escrow,
+          payee: deps.payee,
+          currency: deps.currency,
+          price: String(pricing.quote.costMicroUsd),
+        },
+      };
+    },
+
+    describe(baseUrl) {
+      return {
+        id: 'channel',
+        title: 'Payment channel (Tempo escrow, off-chain vouchers)',
+        howToPay:
+          'Open a TIP-1034 channel on Tempo to the payee this server names in its 402, register it with ' +
+          '`POST /v1/channels {"descriptor": {...}}`, then pay each /v1/* call with `Payment-Voucher: channel="<id>", ' +
+          'cumulative="<total>", signature="<voucher>"` (cumulative in base units, covering all calls so far). ' +
+          '`POST /v1/channels/<id>/close` settles on chain.',
+        example: `curl ${baseUrl}/v1/channels/0x…   # the channel's deposit, accepted voucher and spend`,
+      };
+    },
+  };
+}

@@ -1,0 +1,274 @@
+// Payment channels: real EIP-712 vouchers (mppx's voucher primitives) against kasir's channel accounting, with an
+// in-process escrow standing in for Tempo's TIP-1034 precompile (no local Tempo node has it). Monotonic vouchers,
+// equal = retry, lower / above the deposit / badly signed refused, nothing after a close, 100 concurrent calls on one
+// voucher, a restart, two instances on one PostgreSQL, and the close settling exactly what was spent.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Session } from 'mppx/tempo';
+import { createClient, http } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
+import { ESCROW, type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
+import { DB_TARGETS, type DbTarget } from '../support/app.js';
+import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { freshPostgres, postgresUp } from '../support/services.js';
+
+const CHAIN_ID = 1337;
+const PATH_USD = '0x20c0000000000000000000000000000000000000';
+const PAYEE = privateKeyToAccount(generatePrivateKey()).address;
+const ZERO = '0x0000000000000000000000000000000000000000';
+const MODEL = 'openai/gpt-4.1-mini';
+const ADMIN = 'channel-admin-token-0123456789';
+
+const signerClient = createClient({ transport: http('http://127.0.0.1:9') });
+
+const channelEnv = {
+  MPP_TEMPO_RECIPIENT: PAYEE,
+  MPP_TEMPO_RPC_URL: 'http://127.0.0.1:9',
+  MPP_TEMPO_CHAIN_ID: String(CHAIN_ID),
+  MPP_TEMPO_CURRENCY: PATH_USD,
+  MPP_CHANNEL_OPERATOR_KEY: generatePrivateKey(),
+  ADMIN_TOKEN: ADMIN,
+};
+
+/** A payer with a channel of `deposit` on the fake escrow, and a way to sign its vouchers. */
+function payerOn(escrow: FakeEscrow, deposit: bigint) {
+  const key = generatePrivateKey();
+  const account = privateKeyToAccount(key);
+  const descriptor: ChannelDescriptor = {
+    payer: account.address,
+    payee: PAYEE,
+    operator: ZERO,
+    token: PATH_USD,
+    salt: `0x${Buffer.from(key.slice(2, 34)).toString('hex').slice(0, 64).padEnd(64, '0')}`,
+    authorizedSigner: ZERO,
+    expiringNonceHash: `0x${'ab'.repeat(32)}`,
+  };
+  const id = escrow.open(descriptor, deposit);
+  const voucher = async (cumulative: number, by = account) => {
+    const signature = await Session.Precompile.Voucher.signVoucher(
+      signerClient,
+      by,
+      { channelId: id, cumulativeAmount: BigInt(cumulative) },
+      ESCROW,
+      CHAIN_ID,
+    );
+    return `channel="${id}", cumulative="${cumulative}", signature="${signature}"`;
+  };
+  return { id, descriptor, voucher };
+}
+
+describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
+  let escrow: FakeEscrow;
+  let kasir: PaidKasir;
+  beforeAll(async () => {
+    escrow = startFakeEscrow(CHAIN_ID);
+    kasir = await startPaidKasir(db, channelEnv, undefined, { channelBackend: escrow });
+  });
+  afterAll(() => kasir?.stop());
+
+  const register = (descriptor: ChannelDescriptor) =>
+    kasir.app.request('/v1/channels', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ descriptor }),
+    });
+  const call = (voucher: string, body = chatBody(MODEL, 'on a channel')) =>
+    kasir.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
+      body: JSON.stringify(body),
+    });
+  const view = async (id: string) =>
+    (await (await kasir.app.request(`/v1/channels/${id}`)).json()) as Record<string, number | string | null>;
+  const price = () => kasir.quote(chatBody(MODEL, 'on a channel'));
+
+  it('registers a channel from the chain, refusing one that does not pay this server or is not open', async () => {
+    const p = payerOn(escrow, 5_000_000n);
+    const res = await register(p.descriptor);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      channel_id: p.id.toLowerCase(),
+      deposit: 5_000_000,
+      spent: 0,
+      units: 0,
+    });
+    const other = await register({
+      ...p.descriptor,
+      payee: privateKeyToAccount(generatePrivateKey()).address,
+    });
+    expect(other.status).toBe(400);
+    const unopened = await register({ ...p.descriptor, salt: `0x${'00'.repeat(31)}01` });
+    expect(unopened.status).toBe(410);
+    // The 402 of an unpaid call points at the channel rail.
+    const unpaid = await kasir.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody(MODEL, 'x')),
+    });
+    const rails = ((await unpaid.json()) as { error: { details: { rails: Array<Record<string, unknown>> } } })
+      .error.details.rails;
+    expect(rails.find((r) => r.rail === 'channel')).toMatchObject({
+      payee: PAYEE,
+      escrow: ESCROW,
+      chain_id: CHAIN_ID,
+    });
+  });
+
+  it('pays calls from cumulative vouchers: equal is a retry, lower and above the deposit refused, badly signed refused', async () => {
+    const p = payerOn(escrow, 2_000_000n);
+    await register(p.descriptor);
+    const q = price();
+    const first = await call(await p.voucher(3 * q));
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { costMicroUsd: number }).costMicroUsd).toBe(q);
+    expect(first.headers.get('payment-receipt')).toBeTruthy();
+    // The same voucher pays two more calls (it covers three), then the channel asks for more.
+    const same = await p.voucher(3 * q);
+    expect((await call(same)).status).toBe(200);
+    expect((await call(same)).status).toBe(200);
+    const short = await call(same);
+    expect(short.status).toBe(402);
+    expect(await short.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/payment-insufficient',
+      error: { details: { refused: { required_cumulative: 4 * q } } },
+    });
+    const lower = await call(await p.voucher(2 * q));
+    expect(lower.status).toBe(402);
+    expect(await lower.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/session/delta-too-small',
+    });
+    const above = await call(await p.voucher(2_000_001));
+    expect(await above.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/session/amount-exceeds-deposit',
+    });
+    const forged = await call(await p.voucher(5 * q, privateKeyToAccount(generatePrivateKey())));
+    expect(await forged.json()).toMatchObject({
+      type: 'https://paymentauth.org/problems/session/invalid-signature',
+    });
+    expect(await view(p.id)).toMatchObject({ accepted_cumulative: 3 * q, spent: 3 * q, units: 3 });
+  });
+
+  it('gives a failed call its reservation back', async () => {
+    const p = payerOn(escrow, 2_000_000n);
+    await register(p.descriptor);
+    kasir.openai.setScript({ failure: { kind: 'status', status: 500 } });
+    const failed = await call(await p.voucher(price()));
+    kasir.openai.setScript({});
+    expect(failed.status).toBe(502);
+    expect(await view(p.id)).toMatchObject({ accepted_cumulative: price(), spent: 0, units: 0 });
+  });
+
+  it('serves 100 concurrent calls on one voucher without spending past it', async () => {
+    const p = payerOn(escrow, 10_000_000n);
+    await register(p.descriptor);
+    const q = price();
+    const voucher = await p.voucher(100 * q);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => call(voucher)));
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(100);
+    expect((await call(voucher)).status).toBe(402);
+    expect(await view(p.id)).toMatchObject({ spent: 100 * q, units: 100, available: 0 });
+  });
+
+  it('closes with the highest voucher, capturing exactly what was spent, and takes no voucher after', async () => {
+    const p = payerOn(escrow, 3_000_000n);
+    await register(p.descriptor);
+    const q = price();
+    expect((await call(await p.voucher(5 * q))).status).toBe(200);
+    const closed = await kasir.app.request(`/v1/channels/${p.id}/close`, { method: 'POST' });
+    expect(closed.status).toBe(200);
+    expect(await closed.json()).toMatchObject({ spent: q, accepted_cumulative: 5 * q });
+    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(5 * q), capture: BigInt(q) });
+    const after = await call(await p.voucher(6 * q));
+    expect(after.status).toBe(410);
+    const listed = (await (
+      await kasir.app.request('/v1/admin/channels', { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).json()) as { items: Array<{ channel_id: string; finalized_at: string | null }> };
+    expect(listed.items.find((c) => c.channel_id === p.id.toLowerCase())?.finalized_at).toBeTruthy();
+  });
+});
+
+describe('payment channels across a restart and two instances', () => {
+  it('keeps a channel through a restart (SQLite file)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'kasir-channels-'));
+    const escrow = startFakeEscrow(CHAIN_ID);
+    const env = { ...channelEnv, DATABASE_URL: `sqlite:${path.join(dir, 'kasir.db')}` };
+    try {
+      const p = payerOn(escrow, 1_000_000n);
+      const one = await startPaidKasir('sqlite', env, undefined, { channelBackend: escrow });
+      const q = one.quote(chatBody(MODEL, 'restart'));
+      await one.app.request('/v1/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ descriptor: p.descriptor }),
+      });
+      const voucher = await p.voucher(2 * q);
+      const pay = (k: PaidKasir) =>
+        k.app.request('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
+          body: JSON.stringify(chatBody(MODEL, 'restart')),
+        });
+      expect((await pay(one)).status).toBe(200);
+      await one.stop();
+      const two = await startPaidKasir('sqlite', env, undefined, { channelBackend: escrow });
+      expect((await pay(two)).status).toBe(200);
+      expect((await pay(two)).status).toBe(402);
+      await two.stop();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(postgresUp)(
+    'never spends past a voucher when two instances on one PostgreSQL race',
+    async () => {
+      const pg = await freshPostgres();
+      const escrow = startFakeEscrow(CHAIN_ID);
+      const env = { ...channelEnv, DATABASE_URL: pg.url };
+      const one = await startPaidKasir('postgres', env, undefined, { channelBackend: escrow });
+      const two = await startPaidKasir(
+        'postgres',
+        env,
+        { openai: one.openai, anthropic: one.anthropic, gemini: one.gemini },
+        {
+          channelBackend: escrow,
+        },
+      );
+      try {
+        const p = payerOn(escrow, 5_000_000n);
+        const q = one.quote(chatBody(MODEL, 'race'));
+        await one.app.request('/v1/channels', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ descriptor: p.descriptor }),
+        });
+        const voucher = await p.voucher(30 * q);
+        const answers = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 ? one : two).app.request('/v1/chat/completions', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
+              body: JSON.stringify(chatBody(MODEL, 'race')),
+            }),
+          ),
+        );
+        expect(answers.filter((r) => r.status === 200)).toHaveLength(30);
+        expect(answers.filter((r) => r.status === 402)).toHaveLength(10);
+        const row = await one.deps.db.kysely
+          .selectFrom('payment_channels')
+          .select(['spent', 'units'])
+          .where('id', '=', p.id.toLowerCase())
+          .executeTakeFirstOrThrow();
+        expect(row).toEqual({ spent: 30 * q, units: 30 });
+      } finally {
+        await two.stop();
+        await one.stop();
+        await pg.drop();
+      }
+    },
+    60_000,
+  );
+});
