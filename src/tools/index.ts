@@ -15,6 +15,7 @@ import { faceCompare } from './face-compare.js';
 import { faceDetect } from './face-detect.js';
 import { faceEmbed } from './face-embed.js';
 import { gasPrice } from './gas-price.js';
+import { kycVerify } from './kyc-verify.js';
 import { marketBrief } from './market-brief.js';
 import { meme } from './meme.js';
 import { moderate } from './moderate.js';
@@ -47,6 +48,7 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'face-detect': faceDetect,
   'face-embed': faceEmbed,
   'gas-price': gasPrice,
+  'kyc-verify': kycVerify,
   'market-brief': marketBrief,
   meme,
   moderate,

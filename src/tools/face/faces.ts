@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { ApiError } from '../../http/errors.js';
 import type { ToolCall, ToolDeps } from '../types.js';
-import { createImageReader, type ImageSource } from '../vision/image-input.js';
+import { createImageReader, type ImageSource, type ReadImage } from '../vision/image-input.js';
 import { type DetectedFace, sharedFaceModel } from './model.js';
 
 export interface FaceAnswer {
@@ -23,46 +23,49 @@ export interface ReadFaces {
 }
 
 export interface FaceReader {
+  /** Reads one image input (field = its name in errors, e.g. `a`) and finds its faces. */
   read(source: ImageSource, call: ToolCall, field?: string): Promise<ReadFaces>;
+  /** Finds the faces of an image already read (kyc-verify reads the document once for both models). */
+  ofImage(image: ReadImage): Promise<ReadFaces>;
 }
 
 export function createFaceReader(deps: ToolDeps): FaceReader {
   const images = createImageReader(deps);
   const model = sharedFaceModel(deps.config.face.maxFaces);
+  const side = deps.config.face.imageSide;
+  async function ofImage(image: ReadImage): Promise<ReadFaces> {
+    const faces = await model.analyse(image.jpeg, side);
+    // The decoded size is taken before EXIF rotation: a portrait photo stored sideways swaps its sides.
+    const scaled = await sharp(image.jpeg).metadata();
+    const sideways = scaled.width >= scaled.height !== image.width >= image.height;
+    const width = sideways ? image.height : image.width;
+    const height = sideways ? image.width : image.height;
+    // The model's box may reach past the image's edges (it is drawn around the whole head): clamp it.
+    const clamp = (v: number, max: number) => Math.min(max, Math.max(0, Math.round(v * max)));
+    const toPixels = (f: DetectedFace) => {
+      const [x, y, w, h] = f.boxRaw;
+      const left = clamp(x, width);
+      const top = clamp(y, height);
+      return { x: left, y: top, width: clamp(x + w, width) - left, height: clamp(y + h, height) - top };
+    };
+    return {
+      image: { width, height },
+      faces: faces.map((f) => ({
+        answer: {
+          box: toPixels(f),
+          score: f.score,
+          age: f.age,
+          gender: f.gender,
+          gender_score: f.genderScore,
+        },
+        embedding: f.embedding,
+      })),
+    };
+  }
   return {
+    ofImage,
     async read(source, call, field) {
-      const image = await images.read(source, call, {
-        field,
-        deleteMedia: true,
-        side: deps.config.face.imageSide,
-      });
-      const faces = await model.analyse(image.jpeg);
-      // The decoded size is taken before EXIF rotation: a portrait photo stored sideways swaps its sides.
-      const scaled = await sharp(image.jpeg).metadata();
-      const sideways = scaled.width >= scaled.height !== image.width >= image.height;
-      const width = sideways ? image.height : image.width;
-      const height = sideways ? image.width : image.height;
-      // The model's box may reach past the image's edges (it is drawn around the whole head): clamp it.
-      const clamp = (v: number, max: number) => Math.min(max, Math.max(0, Math.round(v * max)));
-      const toPixels = (f: DetectedFace) => {
-        const [x, y, w, h] = f.boxRaw;
-        const left = clamp(x, width);
-        const top = clamp(y, height);
-        return { x: left, y: top, width: clamp(x + w, width) - left, height: clamp(y + h, height) - top };
-      };
-      return {
-        image: { width, height },
-        faces: faces.map((f) => ({
-          answer: {
-            box: toPixels(f),
-            score: f.score,
-            age: f.age,
-            gender: f.gender,
-            gender_score: f.genderScore,
-          },
-          embedding: f.embedding,
-        })),
-      };
+      return ofImage(await images.read(source, call, { field, deleteMedia: true, side }));
     },
   };
 }

@@ -14,7 +14,7 @@ describe('the local face model on the committed calibration photos', () => {
   const faces = new Map<string, DetectedFace[]>();
   beforeAll(async () => {
     for (const name of readdirSync(DIR).filter((f) => f.endsWith('.jpg'))) {
-      faces.set(name.replace('.jpg', ''), await model.analyse(photo(name)));
+      faces.set(name.replace('.jpg', ''), await model.analyse(photo(name), 640));
     }
   }, 60_000);
   const one = (name: string) => {
@@ -45,7 +45,7 @@ describe('the local face model on the committed calibration photos', () => {
       ])
       .jpeg()
       .toBuffer();
-    const found = await model.analyse(both);
+    const found = await model.analyse(both, 640);
     expect(found).toHaveLength(2);
     const centres = found.map((f) => f.boxRaw[0] + f.boxRaw[2] / 2).sort();
     expect(centres[0]).toBeLessThan(0.5);

@@ -107,21 +107,28 @@ function unit(v: ArrayLike<number>): number[] {
 }
 
 export interface FaceModel {
-  /** Finds and describes the faces of one decoded image (any format sharp reads), largest confidence first. */
-  analyse(image: Buffer): Promise<DetectedFace[]>;
+  /**
+   * Finds and describes the faces of one image (any format sharp reads), most confident first, after scaling it
+   * down to `side` pixels on its longest side (so the time per image is bounded).
+   */
+  analyse(image: Buffer, side: number): Promise<DetectedFace[]>;
 }
 
 export function createFaceModel(options: { maxFaces: number }): FaceModel {
   let loading: Promise<Human> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function run(image: Buffer): Promise<DetectedFace[]> {
+  async function run(image: Buffer, side: number): Promise<DetectedFace[]> {
     loading ??= loadHuman(options.maxFaces).catch((err) => {
       loading = undefined;
       throw err;
     });
     const human = await loading;
-    const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(image)
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const tf = human.tf;
     const input = tf.tidy(() =>
       tf.expandDims(tf.tensor3d(new Uint8Array(data), [info.height, info.width, 3], 'int32'), 0),
@@ -146,8 +153,8 @@ export function createFaceModel(options: { maxFaces: number }): FaceModel {
   }
 
   return {
-    analyse(image) {
-      const next = queue.then(() => run(image));
+    analyse(image, side) {
+      const next = queue.then(() => run(image, side));
       queue = next.catch(() => undefined);
       return next;
     },
