@@ -2,7 +2,7 @@
  * The local face model: @vladmandic/human on TensorFlow.js's WebAssembly backend, with the model files the human
  * package ships (blazeface finds faces, facemesh aligns them, faceres gives age, gender and a 1024-number
  * descriptor). Everything is read from node_modules: no weights are downloaded, no face API is called. Loaded
- * lazily on first use (about 0.3 s, some 100 MB of memory) and shared by the face tools; one image is analysed at a
+ * lazily on first use (about 0.3 s, about 180 MB of resident memory) and shared by the face tools; one image is analysed at a
  * time, since the WebAssembly backend runs on one thread anyway.
  */
 import { readFile } from 'node:fs/promises';
