@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './config-dashboard.js';
+import { type FaceConfig, faceEnvShape, parseFace } from './config-face.js';
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
@@ -129,6 +130,7 @@ const envSchema = z.object({
   ...fetchEnvShape,
   ...mediaEnvShape,
   ...visionEnvShape,
+  ...faceEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -189,6 +191,8 @@ export interface Config {
   mediaModels: MediaConfig;
   /** The vision and identity tools (see config-vision.ts). */
   vision: VisionConfig;
+  /** The face tools (see config-face.ts). */
+  face: FaceConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -295,6 +299,7 @@ export function loadConfig(env: RawEnv): Config {
     fetch,
     mediaModels: parseMedia(e as Record<string, unknown>),
     vision: parseVision(e as Record<string, unknown>),
+    face: parseFace(e as Record<string, unknown>),
   };
 }
 

@@ -11,7 +11,11 @@ import { dexPairs } from './dex-pairs.js';
 import { domainLookup } from './domain-lookup.js';
 import { embed } from './embed.js';
 import { exchangeRate } from './exchange-rate.js';
+import { faceCompare } from './face-compare.js';
+import { faceDetect } from './face-detect.js';
+import { faceEmbed } from './face-embed.js';
 import { gasPrice } from './gas-price.js';
+import { kycVerify } from './kyc-verify.js';
 import { marketBrief } from './market-brief.js';
 import { meme } from './meme.js';
 import { moderate } from './moderate.js';
@@ -40,7 +44,11 @@ export const TOOLS: Readonly<Record<string, ToolFactory>> = {
   'domain-lookup': domainLookup,
   embed,
   'exchange-rate': exchangeRate,
+  'face-compare': faceCompare,
+  'face-detect': faceDetect,
+  'face-embed': faceEmbed,
   'gas-price': gasPrice,
+  'kyc-verify': kycVerify,
   'market-brief': marketBrief,
   meme,
   moderate,

@@ -3,10 +3,10 @@
  * licence) into fixed fields; kasir checks the number's structure against what else the card shows
  * (vision/id-verification.ts). Nothing is kept: a kasir media object given as input is deleted once read.
  */
-import type { ToolFactory } from './types.js';
+import type { ToolCall, ToolDeps, ToolFactory } from './types.js';
 import { chooseChatModel } from './vision/chat-model.js';
 import { DOCUMENT_TYPES, type IdFields, STRUCTURAL_NOTE, verifyIdFields } from './vision/id-verification.js';
-import { createImageReader } from './vision/image-input.js';
+import { createImageReader, type ReadImage } from './vision/image-input.js';
 import { askStructured } from './vision/structured.js';
 
 const TEXT_FIELDS = [
@@ -53,13 +53,23 @@ const SYSTEM = [
   'printed (002/003); village is the kelurahan/desa, district the kecamatan, city the kabupaten/kota.',
 ].join(' ');
 
-export const ocrId: ToolFactory = (deps) => {
+export interface DocumentReading {
+  fields: IdFields;
+  verification: ReturnType<typeof verifyIdFields> & { note: string };
+  model: string;
+}
+
+/**
+ * Reads and checks one identity document already decoded (ocr-id, and kyc-verify, which also looks for the face on
+ * it), or names the setting it lacks.
+ */
+export function createDocumentReader(
+  deps: ToolDeps,
+): { missing: string } | { read(image: ReadImage, call: ToolCall): Promise<DocumentReading> } {
   const model = chooseChatModel(deps, { name: 'VISION_MODEL', value: deps.config.vision.visionModel }, true);
   if ('missing' in model) return model;
-  const images = createImageReader(deps);
   return {
-    async run(input, call) {
-      const image = await images.read(input, call, { deleteMedia: true });
+    async read(image, call) {
       const { value } = await askStructured<IdFields>(
         deps.chat,
         model,
@@ -80,6 +90,18 @@ export const ocrId: ToolFactory = (deps) => {
         verification: { ...verifyIdFields(value), note: STRUCTURAL_NOTE },
         model: model.entry.id,
       };
+    },
+  };
+}
+
+export const ocrId: ToolFactory = (deps) => {
+  const documents = createDocumentReader(deps);
+  if ('missing' in documents) return documents;
+  const images = createImageReader(deps);
+  return {
+    async run(input, call) {
+      const image = await images.read(input, call, { deleteMedia: true });
+      return { ...(await documents.read(image, call)) };
     },
   };
 };

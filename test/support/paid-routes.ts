@@ -124,6 +124,8 @@ export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/infer', valid: falSpeechBody },
   tool('ocr-id', inlineImage),
   tool('product-listing', inlineImage),
+  // A 1×1 image has no face: face-detect answers it (count 0) and charges.
+  tool('face-detect', inlineImage),
   tool(
     'address-id',
     fc.record({

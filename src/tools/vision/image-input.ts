@@ -21,6 +21,8 @@ export interface ImageSource {
 export interface ReadImage {
   /** `data:image/jpeg;base64,…`, ready for an `image_url` content part. */
   dataUri: string;
+  /** The same JPEG's bytes (upright, scaled down, metadata dropped). */
+  jpeg: Buffer;
   /** The decoded image's size, before scaling. */
   width: number;
   height: number;
@@ -34,7 +36,11 @@ export interface ImageReader {
   read(
     source: ImageSource,
     call: ToolCall,
-    options: { field?: string; deleteMedia: boolean },
+    options: {
+      field?: string;
+      deleteMedia: boolean /** Longest side kept (default VISION_IMAGE_SEND_SIDE). */;
+      side?: number;
+    },
   ): Promise<ReadImage>;
 }
 
@@ -67,15 +73,20 @@ function fromBase64(text: string, max: number, field: string): Buffer {
   return Buffer.from(payload, payload.includes('-') || payload.includes('_') ? 'base64url' : 'base64');
 }
 
-async function normalized(bytes: Buffer, vision: VisionConfig, field: string): Promise<ReadImage> {
+async function normalized(
+  bytes: Buffer,
+  vision: VisionConfig,
+  field: string,
+  side: number,
+): Promise<ReadImage> {
   try {
     const image = sharp(bytes, { limitInputPixels: vision.imageMaxPixels, failOn: 'error' });
     const meta = await image.metadata();
     const out = await image
       .rotate()
       .resize({
-        width: vision.imageSendSide,
-        height: vision.imageSendSide,
+        width: side,
+        height: side,
         fit: 'inside',
         withoutEnlargement: true,
       })
@@ -84,6 +95,7 @@ async function normalized(bytes: Buffer, vision: VisionConfig, field: string): P
       .toBuffer();
     return {
       dataUri: `data:image/jpeg;base64,${out.toString('base64')}`,
+      jpeg: out,
       width: meta.width,
       height: meta.height,
     };
@@ -153,7 +165,7 @@ export function createImageReader(deps: ToolDeps): ImageReader {
       } else {
         throw invalidInput([{ field: `${prefix}image_url`, message: 'is required (or image_base64)' }]);
       }
-      return normalized(bytes, vision, field);
+      return normalized(bytes, vision, field, options.side ?? vision.imageSendSide);
     },
   };
 }
