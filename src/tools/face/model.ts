@@ -28,6 +28,8 @@ export interface DetectedFace {
 
 /** What the answer names as the model. */
 export const FACE_MODEL_ID = 'human-3.3.6/blazeface+facemesh+faceres';
+/** The length of faceres' descriptor. */
+export const FACE_EMBEDDING_DIMENSIONS = 1024;
 
 const require = createRequire(import.meta.url);
 
