@@ -1,6 +1,8 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
 import type { Config } from '../../config.js';
+import { createAssemblyAiProvider } from '../assemblyai/provider.js';
+import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
 import { createFalProvider } from '../fal/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
@@ -16,7 +18,7 @@ export interface MediaProviders {
 
 export function createMediaProviders(config: Config): MediaProviders {
   const pools = new UpstreamPools();
-  const client = (name: 'fal' | 'openai' | 'replicate' | 'elevenlabs') => {
+  const client = (name: 'fal' | 'openai' | 'replicate' | 'elevenlabs' | 'assemblyai' | 'deepgram') => {
     const p = config.providers[name];
     return new UpstreamClient({
       provider: name,
@@ -35,12 +37,16 @@ export function createMediaProviders(config: Config): MediaProviders {
   const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));
   const elevenlabs = createElevenLabsProvider(config.providers.elevenlabs, client('elevenlabs'));
   const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
+  const assemblyai = createAssemblyAiProvider(config.providers.assemblyai, client('assemblyai'), timing);
+  const deepgram = createDeepgramProvider(config.providers.deepgram, client('deepgram'));
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
       if (entry.upstream.provider === 'fal') return fal;
       if (entry.upstream.provider === 'replicate') return replicate;
       if (entry.upstream.provider === 'elevenlabs') return elevenlabs;
+      if (entry.upstream.provider === 'assemblyai') return assemblyai;
+      if (entry.upstream.provider === 'deepgram') return deepgram;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },
