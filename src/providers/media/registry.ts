@@ -1,6 +1,6 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
-import type { Config } from '../../config.js';
+import type { Config, ProviderName } from '../../config.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
 import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
@@ -8,6 +8,7 @@ import { createFalProvider } from '../fal/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
 import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
 import { createReplicateProvider } from '../replicate/provider.js';
+import { createRunwayProvider } from '../runway/provider.js';
 import type { MediaProvider } from './types.js';
 
 export interface MediaProviders {
@@ -18,7 +19,7 @@ export interface MediaProviders {
 
 export function createMediaProviders(config: Config): MediaProviders {
   const pools = new UpstreamPools();
-  const client = (name: 'fal' | 'openai' | 'replicate' | 'elevenlabs' | 'assemblyai' | 'deepgram') => {
+  const client = (name: ProviderName) => {
     const p = config.providers[name];
     return new UpstreamClient({
       provider: name,
@@ -39,6 +40,7 @@ export function createMediaProviders(config: Config): MediaProviders {
   const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
   const assemblyai = createAssemblyAiProvider(config.providers.assemblyai, client('assemblyai'), timing);
   const deepgram = createDeepgramProvider(config.providers.deepgram, client('deepgram'));
+  const runway = createRunwayProvider(config.providers.runway, client('runway'), timing);
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
@@ -47,6 +49,7 @@ export function createMediaProviders(config: Config): MediaProviders {
       if (entry.upstream.provider === 'elevenlabs') return elevenlabs;
       if (entry.upstream.provider === 'assemblyai') return assemblyai;
       if (entry.upstream.provider === 'deepgram') return deepgram;
+      if (entry.upstream.provider === 'runway') return runway;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },
