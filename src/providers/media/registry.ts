@@ -1,4 +1,4 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
 import type { Config, ProviderName } from '../../config.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
@@ -6,6 +6,7 @@ import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
 import { createFalProvider } from '../fal/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
+import { createMiniMaxProvider } from '../minimax/provider.js';
 import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
 import { createReplicateProvider } from '../replicate/provider.js';
 import { createRunwayProvider } from '../runway/provider.js';
@@ -41,6 +42,7 @@ export function createMediaProviders(config: Config): MediaProviders {
   const assemblyai = createAssemblyAiProvider(config.providers.assemblyai, client('assemblyai'), timing);
   const deepgram = createDeepgramProvider(config.providers.deepgram, client('deepgram'));
   const runway = createRunwayProvider(config.providers.runway, client('runway'), timing);
+  const minimax = createMiniMaxProvider(config.providers.minimax, client('minimax'));
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
@@ -50,6 +52,7 @@ export function createMediaProviders(config: Config): MediaProviders {
       if (entry.upstream.provider === 'assemblyai') return assemblyai;
       if (entry.upstream.provider === 'deepgram') return deepgram;
       if (entry.upstream.provider === 'runway') return runway;
+      if (entry.upstream.provider === 'minimax') return minimax;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },
