@@ -1,10 +1,11 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
 import type { Config, ProviderName } from '../../config.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
 import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
 import { createFalProvider } from '../fal/provider.js';
+import { createGoogleImageProvider, createGoogleVideoProvider } from '../google-media/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
 import { createMiniMaxProvider } from '../minimax/provider.js';
 import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
@@ -43,6 +44,8 @@ export function createMediaProviders(config: Config): MediaProviders {
   const deepgram = createDeepgramProvider(config.providers.deepgram, client('deepgram'));
   const runway = createRunwayProvider(config.providers.runway, client('runway'), timing);
   const minimax = createMiniMaxProvider(config.providers.minimax, client('minimax'));
+  const googleImages = createGoogleImageProvider(config.providers.google, client('google'));
+  const googleVideo = createGoogleVideoProvider(config.providers.google, client('google'), timing);
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
@@ -53,6 +56,8 @@ export function createMediaProviders(config: Config): MediaProviders {
       if (entry.upstream.provider === 'deepgram') return deepgram;
       if (entry.upstream.provider === 'runway') return runway;
       if (entry.upstream.provider === 'minimax') return minimax;
+      if (entry.upstream.provider === 'google' && entry.output === 'image') return googleImages;
+      if (entry.upstream.provider === 'google' && entry.output === 'video') return googleVideo;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },
