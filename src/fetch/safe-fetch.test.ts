@@ -98,11 +98,16 @@ describe('SafeFetcher', () => {
   });
   const image = { maxBytes: 1024, accept: ['image/*'] };
 
+  /** The `x-key` header of the last request each server saw. */
+  const keys: { origin?: string | undefined; other?: string | undefined } = {};
+
   beforeAll(async () => {
-    other = await serve((_req, res) => {
+    other = await serve((req, res) => {
+      keys.other = req.headers['x-key'] as string | undefined;
       res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     });
     origin = await serve((req, res) => {
+      keys.origin = req.headers['x-key'] as string | undefined;
       const path = req.url ?? '/';
       if (path === '/image.png') res.writeHead(200, { 'content-type': 'image/png; charset=binary' }).end(PNG);
       else if (path === '/page') res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
@@ -199,6 +204,18 @@ describe('SafeFetcher', () => {
     const page = await failureOf(fetcher.open(`${origin.url}/page`, image));
     expect(page).toMatchObject({ kind: 'bad_type', message: 'content type text/html is not one of image/*' });
     expect((await failureOf(fetcher.open(`${origin.url}/missing`, image))).kind).toBe('status');
+  });
+
+  it('sends the caller’s headers to the first origin only, never to a redirect elsewhere', async () => {
+    const fetcher = new SafeFetcher(
+      policy({ allowedHosts: new Set([`127.0.0.1:${origin.port}`, `127.0.0.1:${other.port}`]) }),
+    );
+    const headers = { 'x-key': 'provider-secret' };
+    await buffer((await fetcher.open(`${origin.url}/to-image`, { ...image, headers })).body);
+    expect(keys.origin).toBe('provider-secret');
+    await buffer((await fetcher.open(`${origin.url}/to-other`, { ...image, headers })).body);
+    expect(keys.origin).toBe('provider-secret');
+    expect(keys.other).toBeUndefined();
   });
 
   it("trusts a provider's configured host, and only the provider's hosts, for its result files", async () => {

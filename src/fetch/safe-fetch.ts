@@ -48,7 +48,7 @@ export interface FetchOptions {
   signal?: CallSignal;
   /** For a provider's result files only: the provider's hosts (see TrustedHosts). Never for a caller's URL. */
   trusted?: TrustedHosts;
-  /** Request headers (a provider's download may need its key). */
+  /** Request headers (a provider's download may need its key), sent to the first URL's origin only, never after a redirect elsewhere. */
   headers?: Record<string, string>;
 }
 
@@ -149,6 +149,7 @@ export class SafeFetcher {
     };
     try {
       let current = this.parse(url);
+      const first = current;
       for (let hop = 0; ; hop++) {
         const agent = await this.connectable(current, options);
         agents.push(agent);
@@ -158,7 +159,8 @@ export class SafeFetcher {
             method: 'GET',
             dispatcher: agent,
             signal: deadline.signal,
-            headers: { 'user-agent': 'kasir', ...options.headers },
+            // The caller's headers (a provider's key) go to the origin first asked only, never to a redirect's.
+            headers: { 'user-agent': 'kasir', ...(current.origin === first.origin ? options.headers : {}) },
           });
         } catch (err) {
           throw deadline.signal.aborted

@@ -50,6 +50,7 @@ async function rehost(
     accept: [`${kind}/*`, 'application/octet-stream', 'binary/octet-stream'],
     trusted,
     signal,
+    ...(file.headers ? { headers: file.headers } : {}),
   });
   const type = acceptedMediaType(opened.contentType) ?? acceptedMediaType(file.contentType);
   if (!type) {

@@ -102,6 +102,21 @@ export class UpstreamClient {
     return this.exchangeJson(this.bare('PUT', path, headers), signal);
   }
 
+  /** DELETEs `path` (a task's cancel); any 2xx answer, empty or not, is success. */
+  async deleteResource(path: string, headers: Record<string, string>, signal: CallSignal): Promise<void> {
+    let answer: BufferedAnswer;
+    try {
+      answer = await bufferedRequest(this.pool, this.bare('DELETE', path, headers), signal, {
+        ok: ERROR_BODY_LIMIT,
+        error: ERROR_BODY_LIMIT,
+      });
+    } catch (err) {
+      throw this.failure(err, signal, true);
+    }
+    if (answer.statusCode < 200 || answer.statusCode >= 300)
+      throw this.refusal(answer.statusCode, answer.body.toString('utf8'));
+  }
+
   /**
    * POSTs a body (JSON, or multipart built by the caller) and returns the raw 2xx answer with its content type:
    * audio bytes from a speech endpoint, say (at most `limit` bytes).
@@ -173,7 +188,7 @@ export class UpstreamClient {
 
   /** A request without a body to `path` under the base URL. */
   private bare(
-    method: 'GET' | 'PUT',
+    method: 'GET' | 'PUT' | 'DELETE',
     path: string,
     headers: Record<string, string>,
   ): Dispatcher.DispatchOptions {

@@ -1,11 +1,16 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
-import type { Config } from '../../config.js';
+import type { Config, ProviderName } from '../../config.js';
+import { createAssemblyAiProvider } from '../assemblyai/provider.js';
+import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
 import { createFalProvider } from '../fal/provider.js';
+import { createGoogleImageProvider, createGoogleVideoProvider } from '../google-media/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
+import { createMiniMaxProvider } from '../minimax/provider.js';
 import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
 import { createReplicateProvider } from '../replicate/provider.js';
+import { createRunwayProvider } from '../runway/provider.js';
 import type { MediaProvider } from './types.js';
 
 export interface MediaProviders {
@@ -16,7 +21,7 @@ export interface MediaProviders {
 
 export function createMediaProviders(config: Config): MediaProviders {
   const pools = new UpstreamPools();
-  const client = (name: 'fal' | 'openai' | 'replicate' | 'elevenlabs') => {
+  const client = (name: ProviderName) => {
     const p = config.providers[name];
     return new UpstreamClient({
       provider: name,
@@ -35,12 +40,24 @@ export function createMediaProviders(config: Config): MediaProviders {
   const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));
   const elevenlabs = createElevenLabsProvider(config.providers.elevenlabs, client('elevenlabs'));
   const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
+  const assemblyai = createAssemblyAiProvider(config.providers.assemblyai, client('assemblyai'), timing);
+  const deepgram = createDeepgramProvider(config.providers.deepgram, client('deepgram'));
+  const runway = createRunwayProvider(config.providers.runway, client('runway'), timing);
+  const minimax = createMiniMaxProvider(config.providers.minimax, client('minimax'));
+  const googleImages = createGoogleImageProvider(config.providers.google, client('google'));
+  const googleVideo = createGoogleVideoProvider(config.providers.google, client('google'), timing);
   return {
     forEntry(entry) {
       if (entry.category === 'chat') return undefined;
       if (entry.upstream.provider === 'fal') return fal;
       if (entry.upstream.provider === 'replicate') return replicate;
       if (entry.upstream.provider === 'elevenlabs') return elevenlabs;
+      if (entry.upstream.provider === 'assemblyai') return assemblyai;
+      if (entry.upstream.provider === 'deepgram') return deepgram;
+      if (entry.upstream.provider === 'runway') return runway;
+      if (entry.upstream.provider === 'minimax') return minimax;
+      if (entry.upstream.provider === 'google' && entry.output === 'image') return googleImages;
+      if (entry.upstream.provider === 'google' && entry.output === 'video') return googleVideo;
       if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
       return undefined;
     },

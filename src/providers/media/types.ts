@@ -18,7 +18,13 @@ export type FileValue =
 /** A file a provider produced. */
 export type ProducedFile =
   /** On the provider's hosts: kasir downloads it through the safe fetcher (trusted hosts) and re-hosts it. */
-  | { kind: 'url'; url: string; contentType?: string }
+  | {
+      kind: 'url';
+      url: string;
+      contentType?: string;
+      /** Headers the download needs (a provider's key); sent to the URL's own origin only, never after a redirect elsewhere. */
+      headers?: Record<string, string>;
+    }
   /** Bytes in the answer itself (base64 images, an audio body). */
   | { kind: 'bytes'; bytes: Buffer; contentType: string };
 

@@ -1,0 +1,36 @@
+/** The Deepgram adapter: pre-recorded transcription at DEEPGRAM_BASE_URL, answered within one exchange. */
+import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { UpstreamClient } from '../http.js';
+import type { MediaProvider } from '../media/types.js';
+import { deepgramHeaders, deepgramTrustedHosts } from './config.js';
+import { listenBody, listenPath } from './request.js';
+import { deepgramTranscript } from './response.js';
+
+/** A transcript with word timings of two hours of speech stays well under this. */
+const TRANSCRIPT_LIMIT = 32 * 1024 * 1024;
+
+export function createDeepgramProvider(config: ProviderConfig, client: UpstreamClient): MediaProvider {
+  const headers = deepgramHeaders(config);
+  return {
+    name: 'deepgram',
+    fileInputs: 'url',
+    trusted: deepgramTrustedHosts(config),
+    missing: config.apiKey ? null : PROVIDER_ENV.deepgram.key,
+    async run(call) {
+      const answer = await client.postForBytes(
+        listenPath(call),
+        listenBody(call),
+        headers,
+        call.signal,
+        TRANSCRIPT_LIMIT,
+      );
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(answer.bytes.toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      return deepgramTranscript(parsed);
+    },
+  };
+}

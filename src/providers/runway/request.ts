@@ -1,0 +1,24 @@
+/**
+ * Runway's task requests, chosen by the inputs given: `POST /v1/video_to_video` when there is a `videoUri`
+ * (`{ model, videoUri, promptText, references: [{ type: 'image', uri }], … }`), `POST /v1/image_to_video` when there
+ * is a `promptImage`, `POST /v1/text_to_video` otherwise. Files go as the URL given or as a data URI.
+ */
+import { falFile } from '../fal/request.js';
+import type { FileValue, MediaCall } from '../media/types.js';
+
+export function taskRequest(call: MediaCall): { path: string; body: Record<string, unknown> } {
+  const body: Record<string, unknown> = { ...call.input, model: call.endpoint };
+  for (const [field, value] of Object.entries(call.files)) {
+    if (field === 'references') {
+      const list = (Array.isArray(value) ? value : [value]) as FileValue[];
+      body.references = list.map((file) => ({ type: 'image', uri: falFile(file) }));
+    } else body[field] = Array.isArray(value) ? value.map(falFile) : falFile(value);
+  }
+  const path =
+    body.videoUri !== undefined
+      ? '/v1/video_to_video'
+      : body.promptImage !== undefined
+        ? '/v1/image_to_video'
+        : '/v1/text_to_video';
+  return { path, body };
+}

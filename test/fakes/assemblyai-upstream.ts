@@ -1,0 +1,101 @@
+/**
+ * A fake AssemblyAI API: a real HTTP server on 127.0.0.1 speaking POST /v2/upload (raw bytes → `{ upload_url }`),
+ * POST /v2/transcript (`{ audio_url, speech_models, … }` → the transcript object, `queued`) and
+ * GET /v2/transcript/{id} (queued → processing → completed, or `error` with its reason), authenticated by the bare
+ * key in `authorization`, with AssemblyAI's `{ error }` bodies.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeAssemblyAi {
+  url: string;
+  /** Every request fails with this HTTP status. */
+  failWith: number | null;
+  /** The next transcripts end in `error` with this reason. */
+  errorWith: string | null;
+  /** Bytes received by /v2/upload, by upload URL. */
+  uploads: Map<string, Buffer>;
+  /** Bodies of POST /v2/transcript. */
+  creates: Array<Record<string, unknown>>;
+  /** Status reads per transcript id. */
+  polls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startFakeAssemblyAi(options: { apiKey: string }): Promise<FakeAssemblyAi> {
+  const fake: FakeAssemblyAi = {
+    url: '',
+    failWith: null,
+    errorWith: null,
+    uploads: new Map(),
+    creates: [],
+    polls: new Map(),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+  const transcripts = new Map<string, { body: Record<string, unknown>; error: string | null }>();
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    const url = new URL(req.url ?? '/', 'http://assemblyai.test');
+    if (req.headers.authorization !== options.apiKey)
+      return json(res, 401, { error: 'Authentication error, API token missing/invalid' });
+    if (fake.failWith) return json(res, fake.failWith, { error: `failed with ${fake.failWith}` });
+    if (req.method === 'POST' && url.pathname === '/v2/upload') {
+      if (raw.length === 0) return json(res, 400, { error: 'Upload body is empty' });
+      const uploadUrl = `https://cdn.assemblyai.com/upload/${randomUUID()}`;
+      fake.uploads.set(uploadUrl, raw);
+      return json(res, 200, { upload_url: uploadUrl });
+    }
+    if (req.method === 'POST' && url.pathname === '/v2/transcript') {
+      const body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+      fake.creates.push(body);
+      if (typeof body.audio_url !== 'string') return json(res, 400, { error: 'audio_url is required' });
+      if (!Array.isArray(body.speech_models) || body.speech_models.length === 0)
+        return json(res, 400, { error: 'speech_models must be a non-empty list' });
+      const id = randomUUID();
+      const uploaded = fake.uploads.get(body.audio_url);
+      const text = uploaded ? `heard ${uploaded.length} uploaded bytes` : `heard ${body.audio_url}`;
+      const transcript = {
+        id,
+        status: 'queued',
+        audio_url: body.audio_url,
+        speech_model_used: body.speech_models[0],
+        language_code: body.language_code ?? 'en_us',
+        text: null,
+        words: null,
+        error: null,
+      };
+      transcripts.set(id, {
+        body: { ...transcript, text, words: [{ text: 'heard', start: 0, end: 300, confidence: 0.98 }] },
+        error: fake.errorWith,
+      });
+      fake.polls.set(id, 0);
+      return json(res, 200, transcript);
+    }
+    const match = /^\/v2\/transcript\/([\w-]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && match) {
+      const id = match[1] ?? '';
+      const t = transcripts.get(id);
+      if (!t) return json(res, 404, { error: 'Transcript not found' });
+      const reads = (fake.polls.get(id) ?? 0) + 1;
+      fake.polls.set(id, reads);
+      if (reads === 1) return json(res, 200, { ...t.body, status: 'queued', text: null, words: null });
+      if (reads === 2) return json(res, 200, { ...t.body, status: 'processing', text: null, words: null });
+      if (t.error)
+        return json(res, 200, { ...t.body, status: 'error', text: null, words: null, error: t.error });
+      return json(res, 200, { ...t.body, status: 'completed', audio_duration: 3 });
+    }
+    return json(res, 404, { error: 'Not found' });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
