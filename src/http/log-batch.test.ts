@@ -71,7 +71,9 @@ describe('LogBatch', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'kasir-log-'));
     try {
       const file = path.join(dir, 'out.log');
-      const destination = pino.destination({ dest: file, sync: false, minLength: 0 });
+      // A synchronous destination: what is checked is that the batches carry every line whole and in order. (An
+      // asynchronous one can still have a write in flight that its own flushSync overtakes.)
+      const destination = pino.destination({ dest: file, sync: true, minLength: 0 });
       await new Promise((r) => destination.once('ready', r));
       const batch = track(new LogBatch(destination, 1024, 60_000));
       const log = pino({ base: null }, batch);
