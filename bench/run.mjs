@@ -3,7 +3,17 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { root } from './lib/harness.mjs';
 
-for (const name of ['foundation', 'lookups', 'paid', 'adversarial', 'x402', 'mpp', 'channels', 'tools']) {
+for (const name of [
+  'foundation',
+  'lookups',
+  'paid',
+  'adversarial',
+  'x402',
+  'mpp',
+  'channels',
+  'tools',
+  'face',
+]) {
   console.log(`\n=== bench/${name}.mjs`);
   const r = spawnSync(process.execPath, [path.join(root, 'bench', `${name}.mjs`)], {
     stdio: 'inherit',
