@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeElevenLabs, startFakeElevenLabs } from '../fakes/elevenlabs-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { hostedBytes, postPaid } from '../support/paid-call.js';
 
 const MP3 = Buffer.concat([
   Buffer.from('ID3', 'latin1'),
@@ -27,20 +28,9 @@ describe.each(DB_TARGETS)('ElevenLabs media models on %s', (db) => {
     await eleven.close();
   });
 
-  const post = async (path: string, body: Record<string, unknown>) => {
-    const res = await kasir.app.request(path, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as { output?: Record<string, unknown> & { url?: string } },
-    };
-  };
-  const bytesAt = async (url: string) =>
-    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+  const post = (path: string, body: Record<string, unknown>) =>
+    postPaid<{ output?: Record<string, unknown> & { url?: string } }>(kasir, key, path, body);
+  const bytesAt = (url: string) => hostedBytes(kasir, url);
 
   it('speaks with the voice in the path and the format in the query, re-hosting the audio', async () => {
     const body = {

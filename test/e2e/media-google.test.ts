@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGoogleMedia, startFakeGoogleMedia } from '../fakes/google-media-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { hostedBytes, postPaid } from '../support/paid-call.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -31,24 +32,13 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
   });
 
   type Media = { url: string; contentType: string; sizeBytes: number };
-  const post = async (path: string, body: Record<string, unknown>) => {
-    const res = await kasir.app.request(path, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as {
-        costMicroUsd?: number;
-        output?: Media & { files?: Media[] };
-        error?: { param?: string };
-      },
-    };
-  };
-  const bytesAt = async (url: string) =>
-    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+  const post = (path: string, body: Record<string, unknown>) =>
+    postPaid<{
+      costMicroUsd?: number;
+      output?: Media & { files?: Media[] };
+      error?: { param?: string };
+    }>(kasir, key, path, body);
+  const bytesAt = (url: string) => hostedBytes(kasir, url);
 
   it('generates Imagen images inline, each re-hosted, charged per image', async () => {
     const body = {

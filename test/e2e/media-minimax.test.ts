@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMiniMax, startFakeMiniMax } from '../fakes/minimax-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { hostedBytes, postPaid } from '../support/paid-call.js';
 
 describe.each(DB_TARGETS)('MiniMax speech and music on %s', (db) => {
   let kasir: PaidKasir;
@@ -22,24 +23,13 @@ describe.each(DB_TARGETS)('MiniMax speech and music on %s', (db) => {
     await minimax.close();
   });
 
-  const post = async (path: string, body: Record<string, unknown>) => {
-    const res = await kasir.app.request(path, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as {
-        costMicroUsd?: number;
-        output?: { url: string; contentType: string; sizeBytes: number };
-        error?: { param?: string; code?: string };
-      },
-    };
-  };
-  const bytesAt = async (url: string) =>
-    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+  const post = (path: string, body: Record<string, unknown>) =>
+    postPaid<{
+      costMicroUsd?: number;
+      output?: { url: string; contentType: string; sizeBytes: number };
+      error?: { param?: string; code?: string };
+    }>(kasir, key, path, body);
+  const bytesAt = (url: string) => hostedBytes(kasir, url);
 
   it('speaks hex audio, re-hosted byte for byte and charged per character', async () => {
     const body = {

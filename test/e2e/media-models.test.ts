@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAiMedia, startFakeOpenAiMedia } from '../fakes/openai-media-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { postPaid } from '../support/paid-call.js';
 
 const FUNDS = 50_000_000;
 const FLUX = 'black-forest-labs/flux-schnell@fal';
@@ -70,19 +71,8 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
     await new Promise((r) => forbidden.close(r));
   });
 
-  async function post(path: string, body: Record<string, unknown>): Promise<Answer> {
-    const res = await kasir.app.request(path, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      json: (await res.json()) as Answer['json'],
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      balance: res.headers.get('x-service-balance-micro-usd'),
-    };
-  }
+  const post = (path: string, body: Record<string, unknown>): Promise<Answer> =>
+    postPaid<Answer['json']>(kasir, key, path, body);
 
   /** The bytes kasir hosts at one of its /v1/media links. */
   async function hosted(url: string): Promise<{ bytes: Buffer; type: string | null }> {

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeReplicate, startFakeReplicate } from '../fakes/replicate-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { hostedBytes, postPaid } from '../support/paid-call.js';
 
 const MODEL = 'black-forest-labs/flux-schnell';
 
@@ -23,23 +24,12 @@ describe.each(DB_TARGETS)('Replicate media models on %s', (db) => {
     await replicate.close();
   });
 
-  const post = async (body: Record<string, unknown>) => {
-    const res = await kasir.app.request('/v1/images/generations', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as {
-        costMicroUsd?: number;
-        output?: { url: string; files?: Array<{ url: string }> };
-      },
-    };
-  };
-  const bytesAt = async (url: string) =>
-    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+  const post = (body: Record<string, unknown>) =>
+    postPaid<{
+      costMicroUsd?: number;
+      output?: { url: string; files?: Array<{ url: string }> };
+    }>(kasir, key, '/v1/images/generations', body);
+  const bytesAt = (url: string) => hostedBytes(kasir, url);
 
   it('answers from a prediction finished within Prefer: wait, re-hosting its output', async () => {
     replicate.setScript({});

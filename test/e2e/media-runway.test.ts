@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeRunway, startFakeRunway } from '../fakes/runway-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { hostedBytes, postPaid } from '../support/paid-call.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -32,25 +33,14 @@ describe.each(DB_TARGETS)('Runway video models on %s', (db) => {
     await runway.close();
   });
 
-  const post = async (body: Record<string, unknown>, prefer?: string) => {
-    const res = await kasir.app.request('/v1/video/generations', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}), ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as {
-        costMicroUsd?: number;
-        job_id?: string;
-        output?: { url: string; contentType: string; sizeBytes: number };
-        error?: { param?: string };
-      },
-    };
-  };
-  const bytesAt = async (url: string) =>
-    Buffer.from(await (await kasir.app.request(url.slice('http://kasir.test'.length))).arrayBuffer());
+  const post = (body: Record<string, unknown>, prefer?: string) =>
+    postPaid<{
+      costMicroUsd?: number;
+      job_id?: string;
+      output?: { url: string; contentType: string; sizeBytes: number };
+      error?: { param?: string };
+    }>(kasir, key, '/v1/video/generations', body, prefer ? { prefer } : {});
+  const bytesAt = (url: string) => hostedBytes(kasir, url);
   const lastOutput = () => [...runway.files.values()].at(-1) ?? Buffer.alloc(0);
 
   it('generates text to video, re-hosting the task output byte for byte at the quote', async () => {

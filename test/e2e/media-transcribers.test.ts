@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAssemblyAi, startFakeAssemblyAi } from '../fakes/assemblyai-upstream.js';
 import { type FakeDeepgram, startFakeDeepgram } from '../fakes/deepgram-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
-import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { postPaid } from '../support/paid-call.js';
 
 const MP3 = Buffer.concat([
   Buffer.from('ID3', 'latin1'),
@@ -41,22 +42,12 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
     await deepgram.close();
   });
 
-  const post = async (body: Record<string, unknown>) => {
-    const res = await kasir.app.request('/v1/audio/transcriptions', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...bearer(key) },
-    });
-    return {
-      status: res.status,
-      charged: res.headers.get('x-service-charged-micro-usd'),
-      json: (await res.json()) as {
-        costMicroUsd?: number;
-        output?: Record<string, unknown>;
-        error?: { param?: string };
-      },
-    };
-  };
+  const post = (body: Record<string, unknown>) =>
+    postPaid<{
+      costMicroUsd?: number;
+      output?: Record<string, unknown>;
+      error?: { param?: string };
+    }>(kasir, key, '/v1/audio/transcriptions', body);
 
   it('passes a public URL on to AssemblyAI and polls the transcript to its end', async () => {
     const body = {
