@@ -13,6 +13,7 @@ import { Mppx as MppxClient, tempo as tempoClient } from 'mppx/client';
 import { Mppx, Store, tempo } from 'mppx/server';
 import { request } from 'undici';
 import { privateKeyToAccount } from 'viem/accounts';
+import { closedLoop, perSecond } from './lib/closed-loop.mjs';
 import { keyWith, startChatKasir } from './lib/funded-kasir.mjs';
 import { cleanupOnExit, requireBuild, root } from './lib/harness.mjs';
 
@@ -25,7 +26,6 @@ const CALLS = Number(process.env.BENCH_MPP_CALLS ?? 100);
 const chain = await startTempoDevnet();
 const children = [];
 cleanupOnExit(children);
-const perSecond = (n, ms) => (n / ms) * 1000;
 
 /** A credential answering `challengeResponse` (a 402) from a fresh funded payer (anvil: one payment per sender). */
 async function credentialFor(challengeResponse) {
@@ -87,27 +87,7 @@ try {
     return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   };
   const key = await keyWith(kasir, 1e12);
-  const loop = async (call) => {
-    const latencies = [];
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      [0, 1, 2, 3].map(async () => {
-        while (next++ < CALLS) {
-          const t0 = performance.now();
-          const r = await call();
-          if (r.status !== 200) throw new Error(`status ${r.status}: ${r.body.slice(0, 300)}`);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    return {
-      rate: perSecond(CALLS, performance.now() - started),
-      p50: latencies[Math.floor(latencies.length / 2)],
-      p99: latencies[Math.floor(latencies.length * 0.99)],
-    };
-  };
+  const loop = (call) => closedLoop(CALLS, call);
   const prepaid = await loop(() => post({ authorization: `Bearer ${key}` }));
   // Signed before the clock starts: what is measured is kasir's part (verify and broadcast, run), not the wallet's.
   const signed = [];

@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { closedLoop, perSecond } from './lib/closed-loop.mjs';
 import { keyWith, startChatKasir } from './lib/funded-kasir.mjs';
 import { cleanupOnExit, requireBuild, root } from './lib/harness.mjs';
 
@@ -39,7 +40,6 @@ const payer = registerClient(new x402Client().setSpendControls(false), {
 });
 const pay = (accepts) =>
   payer.createPaymentPayload({ x402Version: 2, resource: { url: 'http://bench' }, accepts: [accepts] });
-const perSecond = (n, ms) => (n / ms) * 1000;
 
 try {
   // Part 1: the facilitator alone.
@@ -126,27 +126,7 @@ try {
   // x402 against prepaid, closed loop, 4 callers each.
   const required = (await post(v1, chatV1)).headers['payment-required'];
   const accepts = JSON.parse(Buffer.from(required, 'base64').toString('utf8')).accepts[0];
-  const loop = async (call) => {
-    const latencies = [];
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      [0, 1, 2, 3].map(async () => {
-        while (next++ < CALLS) {
-          const t0 = performance.now();
-          const r = await call();
-          if (r.status !== 200) throw new Error(`status ${r.status}: ${r.body.slice(0, 200)}`);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    return {
-      rate: perSecond(CALLS, performance.now() - started),
-      p50: latencies[Math.floor(latencies.length / 2)],
-      p99: latencies[Math.floor(latencies.length * 0.99)],
-    };
-  };
+  const loop = (call) => closedLoop(CALLS, call);
   const prepaid = await loop(() => post(v1, chatV1, { authorization: `Bearer ${key}` }));
   // Signed before the clock starts: what is measured is kasir's part (verify, lock, run, settle), not the wallet's.
   const signed = [];
