@@ -160,6 +160,25 @@ export class UpstreamClient {
     return { contentType, bytes: answer.body };
   }
 
+  /**
+   * POSTs a body (raw bytes or multipart) whose 2xx answer is JSON of up to `limit` bytes (a long transcript, an
+   * upload's receipt); an answer that is not JSON comes back undefined, for the adapter's response map to refuse.
+   */
+  async postForJson(
+    path: string,
+    body: { contentType: string; bytes: Buffer | string },
+    headers: Record<string, string>,
+    signal: CallSignal,
+    limit: number,
+  ): Promise<unknown> {
+    const answer = await this.postForBytes(path, body, headers, signal, limit);
+    try {
+      return JSON.parse(answer.bytes.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Sends one request and parses its JSON answer, classifying every failure. */
   private async exchangeJson(options: Dispatcher.DispatchOptions, signal: CallSignal): Promise<unknown> {
     let answer: BufferedAnswer;

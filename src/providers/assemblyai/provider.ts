@@ -30,19 +30,13 @@ export function createAssemblyAiProvider(
       if (audio.kind === 'url') audioUrl = audio.url;
       else {
         const body = { contentType: 'application/octet-stream', bytes: audio.bytes };
-        const answer = await client.postForBytes(
+        const parsed = await client.postForJson(
           '/v2/upload',
           body,
           headers,
           call.signal,
           UPLOAD_ANSWER_LIMIT,
         );
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(answer.bytes.toString('utf8'));
-        } catch {
-          parsed = undefined;
-        }
         audioUrl = uploadUrl(parsed);
       }
       const created = transcript(

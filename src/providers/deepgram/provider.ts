@@ -17,19 +17,13 @@ export function createDeepgramProvider(config: ProviderConfig, client: UpstreamC
     trusted: deepgramTrustedHosts(config),
     missing: config.apiKey ? null : PROVIDER_ENV.deepgram.key,
     async run(call) {
-      const answer = await client.postForBytes(
+      const parsed = await client.postForJson(
         listenPath(call),
         listenBody(call),
         headers,
         call.signal,
         TRANSCRIPT_LIMIT,
       );
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(answer.bytes.toString('utf8'));
-      } catch {
-        parsed = undefined;
-      }
       return deepgramTranscript(parsed);
     },
   };

@@ -19,19 +19,13 @@ export function createElevenLabsProvider(config: ProviderConfig, client: Upstrea
     async run(call) {
       if (call.produces === 'text' || call.produces === 'json') {
         const body = await elevenLabsTranscription(call);
-        const answer = await client.postForBytes(
+        const parsed = await client.postForJson(
           '/v1/speech-to-text',
           body,
           headers,
           call.signal,
           TRANSCRIPT_LIMIT,
         );
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(answer.bytes.toString('utf8'));
-        } catch {
-          parsed = undefined;
-        }
         return elevenLabsTranscript(parsed);
       }
       const kind = call.endpoint.startsWith('music') ? 'music' : 'speech';
