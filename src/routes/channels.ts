@@ -80,7 +80,7 @@ export function mountChannelRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
       summary:
         'Stop taking vouchers and close on chain: what was spent goes to the payee, the rest back to the payer',
       request: { params: ChannelId },
-      responses: { 200: ok('The closed channel'), ...pickErrors(404, 502, 503) },
+      responses: { 200: ok('The closed channel'), ...pickErrors(404, 409, 502, 503) },
     }),
     async (c) => {
       const ch = on();

@@ -251,6 +251,8 @@ export interface PaymentChannelTable {
   accepted: number;
   voucher_signature: string | null;
   spent: number;
+  /** The part of `spent` that calls still running hold (given back if they fail). */
+  in_flight: number;
   units: number;
   close_requested_at: string | null;
   finalized_at: string | null;

@@ -172,6 +172,25 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     expect(await view(p.id)).toMatchObject({ spent: 100 * q, units: 100, available: 0 });
   });
 
+  it('does not close while a call holds part of the channel, then closes with it counted', async () => {
+    const p = payerOn(escrow, 3_000_000n);
+    await register(p.descriptor);
+    const body = chatBody(MODEL, 'on a channel', { stream: true });
+    const q = kasir.quote(body);
+    kasir.openai.setScript({ events: 4, delayMs: 150 });
+    const running = Promise.resolve(call(await p.voucher(2 * q), body)).then((r) => r.text());
+    for (let i = 0; i < 100 && (await view(p.id)).in_flight === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await view(p.id)).toMatchObject({ in_flight: q });
+    const early = await kasir.app.request(`/v1/channels/${p.id}/close`, { method: 'POST' });
+    expect(early.status).toBe(409);
+    expect(await running).toContain('data: [DONE]');
+    kasir.openai.setScript({});
+    const closed = await kasir.app.request(`/v1/channels/${p.id}/close`, { method: 'POST' });
+    expect(closed.status).toBe(200);
+    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(q) });
+  });
+
   it('closes with the highest voucher, capturing exactly what was spent, and takes no voucher after', async () => {
     const p = payerOn(escrow, 3_000_000n);
     await register(p.descriptor);

@@ -31,6 +31,7 @@ export function channelView(row: PaymentChannelTable) {
     accepted_cumulative: row.accepted,
     spent: row.spent,
     available: row.accepted - row.spent,
+    in_flight: row.in_flight,
     units: row.units,
     close_requested_at: row.close_requested_at,
     finalized_at: row.finalized_at,
@@ -84,6 +85,7 @@ export async function registerChannel(
       accepted: 0,
       voucher_signature: null,
       spent: 0,
+      in_flight: 0,
       units: 0,
       close_requested_at:
         state.closeRequestedAt > 0 ? new Date(state.closeRequestedAt * 1000).toISOString() : null,
@@ -178,6 +180,7 @@ export async function spendFromChannel(
         accepted,
         voucher_signature: voucher.signature,
         spent: covered ? row.spent + amount : row.spent,
+        in_flight: covered ? row.in_flight + amount : row.in_flight,
         updated_at: nowIso(),
       })
       .where('id', '=', row.id)
@@ -200,14 +203,14 @@ export async function spendFromChannel(
   return outcome.row;
 }
 
-/** Gives back a reserved amount (the call failed) or counts a served call. */
+/** Gives back a reserved amount (the call failed) or counts a served call; either way it is no longer in flight. */
 export async function settleChannelCall(db: Db, id: string, amount: number, served: boolean): Promise<void> {
   await db.kysely
     .updateTable('payment_channels')
     .set((eb) =>
       served
-        ? { units: eb('units', '+', 1), updated_at: nowIso() }
-        : { spent: eb('spent', '-', amount), updated_at: nowIso() },
+        ? { units: eb('units', '+', 1), in_flight: eb('in_flight', '-', amount), updated_at: nowIso() }
+        : { spent: eb('spent', '-', amount), in_flight: eb('in_flight', '-', amount), updated_at: nowIso() },
     )
     .where('id', '=', id)
     .execute();
@@ -229,6 +232,15 @@ export async function closeChannel(
   const row = await readChannel(db, id);
   if (!row) throw new ApiError('channel_not_found', `unknown channel ${id}`);
   if (row.finalized_at) return row;
+  // What running calls hold is not spent yet (a call that fails gives it back): close once they have ended.
+  if (row.in_flight > 0) {
+    throw new ApiError(
+      'conflict',
+      `channel ${row.id} still has calls running (${row.in_flight} held); it takes no new vouchers — close again once they end`,
+      undefined,
+      { 'retry-after': '1' },
+    );
+  }
   const descriptor = JSON.parse(row.descriptor) as ChannelDescriptor;
   const tx =
     row.voucher_signature && row.accepted > 0

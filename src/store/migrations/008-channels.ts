@@ -1,7 +1,7 @@
 /**
  * Migration 008: payment channels. One row per channel a payer registered: its descriptor, the highest voucher
  * accepted and its signature, what calls have spent of it, how many, the deposit and what was settled on chain as
- * last read, and whether a close was requested or the channel finalized. Written before a call is served.
+ * last read, what calls still running hold, and whether a close was requested or the channel finalized. Written before a call is served.
  */
 import type { Kysely, Migration } from 'kysely';
 import type { DbKind } from '../db.js';
@@ -20,6 +20,7 @@ export function m008Channels(_kind: DbKind): Migration {
         .addColumn('accepted', 'bigint', (c) => c.notNull())
         .addColumn('voucher_signature', 'varchar(200)')
         .addColumn('spent', 'bigint', (c) => c.notNull())
+        .addColumn('in_flight', 'bigint', (c) => c.notNull().defaultTo(0))
         .addColumn('units', 'bigint', (c) => c.notNull())
         .addColumn('close_requested_at', 'varchar(32)')
         .addColumn('finalized_at', 'varchar(32)')
