@@ -47,3 +47,22 @@ export class CallAbort implements CallSignal {
     if (listeners) for (const listener of listeners) listener();
   }
 }
+
+/** Waits `ms`, or rejects with the signal's reason when the call is aborted meanwhile. */
+export function pause(ms: number, signal: CallSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

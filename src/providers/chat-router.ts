@@ -1,5 +1,5 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
-import type { CallSignal } from './call-signal.js';
+import { type CallSignal, pause } from './call-signal.js';
 import { deferredStream } from './deferred-stream.js';
 import {
   type CallContext,
@@ -84,7 +84,7 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
           options.onFailedAttempt?.({ target, attempt, error: err, next });
           if (next === 'give_up') throw mostTelling(errors);
           if (next === 'fallback') break;
-          await sleep(backoffMs(attempt), ctx.signal);
+          await pause(backoffMs(attempt), ctx.signal);
         }
       }
     }
@@ -139,18 +139,4 @@ function mostTelling(errors: unknown[]): unknown {
 
 function throwIfAborted(signal: CallSignal): void {
   if (signal.aborted) throw signal.reason;
-}
-
-function sleep(ms: number, signal: CallSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,5 +1,5 @@
 /** Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result. */
-import { CallAbort, type CallSignal } from '../call-signal.js';
+import { CallAbort, type CallSignal, pause } from '../call-signal.js';
 import { UpstreamError } from '../types.js';
 import type { MediaCall, MediaOutput, MediaQueue } from './types.js';
 
@@ -9,25 +9,6 @@ export interface PollTiming {
   maxMs: number;
   /** A call not finished after this long fails with a timeout (and is cancelled upstream). */
   deadlineMs: number;
-}
-
-/** Waits `ms`, or rejects with the signal's reason when the call is aborted meanwhile. */
-export function pause(ms: number, signal: CallSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
