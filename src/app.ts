@@ -16,6 +16,7 @@ import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
 import { mountModelRoutes } from './routes/models.js';
 import { mountOpsRoutes } from './routes/ops.js';
+import { mountRecipeRoutes } from './routes/recipes.js';
 import { mountToolRoutes } from './routes/tools.js';
 import { mountTopupNotification } from './routes/topup-notification.js';
 import { mountWalletRoutes } from './routes/wallet.js';
@@ -62,6 +63,7 @@ export function createApp(deps: Deps): LaneApp {
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);
+  mountRecipeRoutes(app, deps, checkoutDeps);
   mountModelRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);

@@ -7,6 +7,17 @@ import type { PriceSummary } from './summary.js';
 import type { CatalogEntry, Category } from './types.js';
 
 /** What each category is called in requests, in English and Indonesian. */
+/** The words a recipe is found by beyond its own (every recipe ends in a video made from a picture). */
+export const RECIPE_WORDS = [
+  'pipeline',
+  'video',
+  'animate',
+  'image to video',
+  'clip',
+  'buat video',
+  'animasi',
+];
+
 export const CATEGORY_WORDS: Record<Category, string[]> = {
   'text-to-image': [
     'image',
@@ -163,13 +174,15 @@ export function processTerm(term: string): string | null {
 export interface ConsultCandidate {
   method: 'GET' | 'POST';
   path: string;
-  kind: 'model' | 'tool' | 'lookup';
+  kind: 'model' | 'tool' | 'recipe' | 'lookup';
   /** The model id (models) … */
   model?: string;
-  /** … or the tool id (tools and free lookups). */
+  /** … or the tool id (tools and free lookups) … */
   tool?: string;
+  /** … or the recipe id. */
+  recipe?: string;
   name: string;
-  category: Category | 'tool' | 'lookup';
+  category: Category | 'tool' | 'recipe' | 'lookup';
   /** Which of the intent's words matched, and where. */
   why: string;
   free: boolean;
@@ -228,7 +241,9 @@ export class ConsultIndex {
       const category =
         e.kind === 'tool'
           ? 'tool'
-          : `${e.category.replace(/-/g, ' ')} ${CATEGORY_WORDS[e.category].join(' ')}`;
+          : e.kind === 'recipe'
+            ? `recipe ${RECIPE_WORDS.join(' ')}`
+            : `${e.category.replace(/-/g, ' ')} ${CATEGORY_WORDS[e.category].join(' ')}`;
       docs.push({
         key: e.id,
         name: e.name,
@@ -280,14 +295,14 @@ export class ConsultIndex {
     }
     const entry = this.entries.get(String(r.id)) as CatalogEntry;
     const price = this.summarize(entry);
-    if (entry.kind === 'tool') {
+    if (entry.kind !== 'model') {
       return {
         method: 'POST',
         path: entry.path ?? `/v1/${entry.id}`,
-        kind: 'tool',
-        tool: entry.id,
+        kind: entry.kind,
+        ...(entry.kind === 'tool' ? { tool: entry.id } : { recipe: entry.id }),
         name: entry.name,
-        category: 'tool',
+        category: entry.kind,
         why,
         free: false,
         price,

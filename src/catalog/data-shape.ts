@@ -148,9 +148,26 @@ export const toolShape = z.strictObject({
   example: z.record(z.string(), z.unknown()),
 });
 
+const recipeStep = z.strictObject({ model: id, input: z.record(z.string(), z.unknown()) });
+
+export const recipeShape = z.strictObject({
+  id: z.string().regex(/^recipes\/[a-z0-9-]+$/, 'must be recipes/<name>'),
+  name: z.string().min(1),
+  description: z.string().min(10),
+  price: z.strictObject({ walletMicroUsd: positiveInt, prepaidMicroUsd: positiveInt }),
+  walletPriceNote: z.string().min(3).optional(),
+  randomCharacter: z.boolean(),
+  image: recipeStep,
+  video: recipeStep,
+  motionPrompt: z.string().min(1),
+  synonyms: z.array(z.string().min(1)).optional(),
+  example: z.record(z.string(), z.unknown()),
+});
+
 export type MediaModelData = z.infer<typeof mediaModelShape>;
 export type ChatModelData = z.infer<typeof chatModelShape>;
 export type ToolData = z.infer<typeof toolShape>;
+export type RecipeData = z.infer<typeof recipeShape>;
 
 /** One data file: `{ entries: [...] }`. Entries are checked one by one so each problem names its entry. */
 export const dataFileShape = z.strictObject({ entries: z.array(z.unknown()) });

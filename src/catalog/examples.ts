@@ -66,7 +66,7 @@ function objectExample(schema: JsonSchema, category: Category | 'tool'): Record<
 /** The entry's own example, else its required inputs filled with sample values. Never includes `model`. */
 export function exampleInput(entry: CatalogEntry): Record<string, unknown> {
   if (entry.example) return structuredClone(entry.example);
-  const category = entry.kind === 'tool' ? 'tool' : entry.category;
+  const category = entry.kind === 'model' ? entry.category : 'tool';
   if (category === 'chat') return { messages: [{ role: 'user', content: PROMPTS.chat }] };
   return objectExample(entry.input, category);
 }

@@ -6,9 +6,11 @@ import { CATEGORY_ROUTES } from './category-routes.js';
 import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
 import { PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
 import { type ConsultCandidate, ConsultIndex } from './consult.js';
-import { chatModelShape, dataFileShape, mediaModelShape, toolShape } from './data-shape.js';
+import { chatModelShape, dataFileShape, mediaModelShape, recipeShape, toolShape } from './data-shape.js';
 import { exampleInput } from './examples.js';
 import { evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
+import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
+import { recipeInputSchema } from './recipe-schema.js';
 import { ruleProblems } from './rule-checks.js';
 import { closestIds } from './suggest.js';
 import { type PriceSummary, priceSummary } from './summary.js';
@@ -21,13 +23,14 @@ import {
   type ModelEntry,
   type PriceClass,
   type Quote,
+  type RecipeEntry,
   type ToolEntry,
   type Validation,
 } from './types.js';
 import { formatErrors, Validators } from './validate.js';
 
-/** The data files under ./data, one per category plus the tools. */
-export const DATA_FILES = [...CATEGORIES, 'tools'] as const;
+/** The data files under ./data, one per category plus the tools and the recipes. */
+export const DATA_FILES = [...CATEGORIES, 'tools', 'recipes'] as const;
 export type DataFileName = (typeof DATA_FILES)[number];
 
 export interface LoadOptions {
@@ -190,6 +193,18 @@ function toEntry(
     const tool: ToolEntry = { kind: 'tool', ...parsed.data, path: `/v1/${parsed.data.id}` };
     return tool;
   }
+  if (file === 'recipes') {
+    const parsed = recipeShape.safeParse(raw);
+    if (!parsed.success) return report(parsed.error);
+    const path = `/v1/${parsed.data.id}`;
+    const recipe: RecipeEntry = {
+      kind: 'recipe',
+      ...parsed.data,
+      path,
+      input: recipeInputSchema(parsed.data),
+    };
+    return recipe;
+  }
   if (file === 'chat') {
     const parsed = chatModelShape.safeParse(raw);
     if (!parsed.success) return report(parsed.error);
@@ -238,6 +253,7 @@ function dollars(microUsd: number): string {
 class CatalogImpl implements LoadedCatalog {
   private readonly models_: ModelEntry[];
   private readonly tools_: ToolEntry[];
+  private readonly recipes_: RecipeEntry[];
   private readonly byId: Map<string, CatalogEntry>;
   private readonly summaries = new Map<string, PriceSummary>();
   // Each entry's validators, found by id on the hot path (the shared cache keys by the schema's JSON text).
@@ -253,6 +269,7 @@ class CatalogImpl implements LoadedCatalog {
   ) {
     this.models_ = all.filter((e): e is ModelEntry => e.kind === 'model');
     this.tools_ = all.filter((e): e is ToolEntry => e.kind === 'tool');
+    this.recipes_ = all.filter((e): e is RecipeEntry => e.kind === 'recipe');
     this.byId = new Map(all.map((e) => [e.id, e]));
   }
 
@@ -266,6 +283,10 @@ class CatalogImpl implements LoadedCatalog {
 
   tools(): readonly ToolEntry[] {
     return this.tools_;
+  }
+
+  recipes(): readonly RecipeEntry[] {
+    return this.recipes_;
   }
 
   find(id: string): CatalogEntry | undefined {
@@ -288,9 +309,12 @@ class CatalogImpl implements LoadedCatalog {
   }
 
   quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote {
-    if (entry.kind === 'tool') {
+    if (entry.kind !== 'model') {
       const cost = priceClass === 'wallet' ? entry.price.walletMicroUsd : entry.price.prepaidMicroUsd;
-      return { costMicroUsd: cost, unit: 'call', units: 1 };
+      if (entry.kind === 'tool') return { costMicroUsd: cost, unit: 'call', units: 1 };
+      const planned = planRecipe(this, entry, input, imagePrompt(entry, input));
+      if (!planned.ok) throw new Error(`recipe ${entry.id} quoted for an input it refuses`);
+      return recipeQuote(planned.plan, cost);
     }
     if (!entry.price) throw new Error(`model ${entry.id} has no price rule`);
     const q = evaluateRule(entry.price, input, this.propsOf(entry));
@@ -298,7 +322,7 @@ class CatalogImpl implements LoadedCatalog {
   }
 
   marginFor(entry: CatalogEntry): number {
-    if (entry.kind === 'tool') return 0;
+    if (entry.kind !== 'model') return 0;
     const m = this.options.marginPercent;
     return m[entry.upstream.provider] ?? m['*'] ?? 0;
   }
@@ -389,6 +413,10 @@ class CatalogImpl implements LoadedCatalog {
     if (entry.kind === 'model' && entry.chat && errors.length === 0)
       errors.push(...chatTraitErrors(entry.chat, input, counter));
     if (errors.length) return { ok: false, errors };
+    if (entry.kind === 'recipe') {
+      const planned = planRecipe(this, entry, input, imagePrompt(entry, input));
+      return planned.ok ? { ok: true, value: input } : planned;
+    }
     if (entry.kind === 'model' && entry.price) {
       const q = evaluateRule(entry.price, input, this.propsOf(entry), counter);
       const cost = finalMicroUsd(q.cost, this.marginFor(entry));

@@ -175,9 +175,12 @@ function clampMax(microUsd: number): number {
   return Math.min(MAX_QUOTE_MICRO_USD, Math.max(MIN_QUOTE_MICRO_USD, microUsd));
 }
 
-/** The summary of one entry at the given margin (tools carry their own flat prices, without margin). */
+/**
+ * The summary of one entry at the given margin (tools and recipes carry their own flat prices, without margin; a
+ * recipe's is its price with its own steps).
+ */
 export function priceSummary(entry: CatalogEntry, marginPercent: number): PriceSummary {
-  if (entry.kind === 'tool') {
+  if (entry.kind !== 'model') {
     const { walletMicroUsd, prepaidMicroUsd } = entry.price;
     return {
       unit: 'call',

@@ -141,16 +141,48 @@ export interface ModelEntry extends EntryBase {
   localInputs?: string[];
 }
 
-export interface ToolEntry extends EntryBase {
-  kind: 'tool';
+/** An entry sold at flat prices by name at its own path: a tool or a recipe. */
+interface FlatPricedEntry extends EntryBase {
   /** Flat prices per call in micro-USD. Where the spec shows no wallet price, wallet = prepaid (noted in `walletPriceNote`). */
   price: { walletMicroUsd: number; prepaidMicroUsd: number };
   walletPriceNote?: string;
-  /** Where the tool is sold: `POST /v1/tools/<name>`. */
+  /** Where it is sold: `POST /v1/tools/<name>`, `POST /v1/recipes/<name>`. */
   path?: string;
 }
 
-export type CatalogEntry = ModelEntry | ToolEntry;
+export interface ToolEntry extends FlatPricedEntry {
+  kind: 'tool';
+}
+
+/** One model step of a recipe: the catalog model it runs by default and the inputs it always gets. */
+export interface RecipeStep {
+  model: string;
+  input: Record<string, unknown>;
+}
+
+/**
+ * A recipe: a multi-model pipeline (prompt → image → video, or a random character → image → video) sold as one
+ * call at its flat price; overriding a step with a dearer model raises the quote to the sum of the steps' quotes.
+ */
+export interface RecipeEntry extends FlatPricedEntry {
+  kind: 'recipe';
+  /** True when the recipe writes its own prompt (a random character) and takes none. */
+  randomCharacter: boolean;
+  image: RecipeStep;
+  video: RecipeStep;
+  /** The video step's prompt when the caller gives no motionPrompt; `{prompt}` is replaced by the image prompt. */
+  motionPrompt: string;
+}
+
+export type CatalogEntry = ModelEntry | ToolEntry | RecipeEntry;
+
+/** The entries sold at flat prices (tools and recipes), as opposed to models priced by their inputs. */
+export type FlatEntry = ToolEntry | RecipeEntry;
+
+/** The field answers and errors name an entry's id in: `model`, `tool` or `recipe`. */
+export function idField(entry: CatalogEntry): 'model' | 'tool' | 'recipe' {
+  return entry.kind === 'model' ? 'model' : entry.kind;
+}
 
 export type Validation<T = Record<string, unknown>> =
   | {
@@ -170,6 +202,7 @@ export interface Catalog {
   entries(): readonly CatalogEntry[];
   models(): readonly ModelEntry[];
   tools(): readonly ToolEntry[];
+  recipes(): readonly RecipeEntry[];
   /** By id or alias (case-sensitive ids; aliases such as a full run id). */
   find(id: string): CatalogEntry | undefined;
   /** The three ids closest to an unknown id, for 404 messages. */

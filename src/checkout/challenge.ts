@@ -3,7 +3,7 @@
  * entry. It answers an unpaid call, and a payment a rail refused (with that refusal's code and reason), so the
  * caller always gets a fresh challenge to pay.
  */
-import type { CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
+import { type CatalogEntry, idField, type PriceClass, type Quote } from '../catalog/types.js';
 import { ApiError } from '../http/errors.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { PaidRequest, PaymentRefusal, Pricing } from '../rails/types.js';
@@ -44,7 +44,7 @@ export async function paymentRequired(
     .map((r) => quoteFor(r.priceClass))
     .reduce((a, b) => (b.costMicroUsd < a.costMicroUsd ? b : a));
   const details = {
-    [entry.kind === 'tool' ? 'tool' : 'model']: entry.id,
+    [idField(entry)]: entry.id,
     quote,
     rails: offered,
     charged_only_on_success: true,

@@ -307,13 +307,16 @@ class PaidCall {
     const { entry } = this.sale.offer;
     const cost = this.quote.costMicroUsd;
     const out: Record<string, unknown> =
-      entry.kind === 'tool'
-        ? { tool: entry.id, costMicroUsd: cost }
-        : { model: entry.id, costMicroUsd: cost };
+      entry.kind === 'model'
+        ? { model: entry.id, costMicroUsd: cost }
+        : entry.kind === 'tool'
+          ? { tool: entry.id, costMicroUsd: cost }
+          : { recipe: entry.id, costMicroUsd: cost };
     if (this.sale.nestOutput) out.output = result;
     else Object.assign(out, result);
-    if (entry.kind === 'tool') out.tool = entry.id;
-    else out.model = entry.id;
+    if (entry.kind === 'model') out.model = entry.id;
+    else if (entry.kind === 'tool') out.tool = entry.id;
+    else out.recipe = entry.id;
     out.costMicroUsd = cost;
     out.receipt = receipt.receipt;
     return out;

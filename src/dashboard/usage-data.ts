@@ -31,7 +31,7 @@ function routeOf(catalog: Catalog, offerId: string, recorded: string | null | un
   if (recorded) return recorded;
   const entry = catalog.find(offerId);
   if (!entry) return '';
-  return entry.kind === 'tool' ? `/v1/tools/${entry.id}` : entry.route;
+  return entry.kind === 'model' ? entry.route : (entry.path ?? `/v1/${entry.id}`);
 }
 
 export async function usagePage(

@@ -20,6 +20,8 @@ export const BODY_LIMITS = {
    * a 25 MB audio file as base64 for speech-to-text.
    */
   media: 36 * MiB,
+  /** POST /v1/recipes/{name}: a prompt and a few choices. */
+  recipes: 64 * 1024,
   /** /v1/admin/*: small JSON objects (labels, amounts, reasons). */
   admin: 64 * 1024,
 } as const;

@@ -3,7 +3,7 @@
  * models through their adapters, tools through their modules). An entry with no runnable offer still gets one, whose preflight answers 503
  * before any payment is asked for; `/v1/models`' `available` comes from here too.
  */
-import type { CatalogEntry } from '../catalog/types.js';
+import { type CatalogEntry, idField } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
 import type { MediaProviders } from '../providers/media/registry.js';
@@ -11,6 +11,7 @@ import { TOOLS } from '../tools/index.js';
 import type { Tool, ToolDeps } from '../tools/types.js';
 import { type ChatRuntime, chatModelAvailable, createChatOffer } from './chat.js';
 import { createMediaOffer, type MediaRuntime } from './media.js';
+import { createRecipeOffer } from './recipe.js';
 import { createToolOffer, toolName } from './tool.js';
 
 export interface OfferRegistry {
@@ -22,7 +23,7 @@ export interface OfferRegistry {
 
 /** An entry this server cannot run: every call is a 503 before any challenge. */
 function unavailableOffer(entry: CatalogEntry): Offer {
-  const what = entry.kind === 'tool' ? `tool ${entry.id}` : `model ${entry.id}`;
+  const what = `${idField(entry)} ${entry.id}`;
   return {
     entry,
     preflight() {
@@ -30,7 +31,7 @@ function unavailableOffer(entry: CatalogEntry): Offer {
         'not_configured',
         `${what} cannot run on this server: its upstream adapter is not installed`,
         {
-          [entry.kind === 'tool' ? 'tool' : 'model']: entry.id,
+          [idField(entry)]: entry.id,
         },
       );
     },
@@ -57,32 +58,39 @@ export function createOfferRegistry(
     }
     return built;
   };
+  const offerFor = (entry: CatalogEntry): Offer => {
+    let offer = offers.get(entry.id);
+    if (!offer) {
+      offer = build(entry);
+      offers.set(entry.id, offer);
+    }
+    return offer;
+  };
   const build = (entry: CatalogEntry): Offer => {
     if (entry.kind === 'model') {
       if (entry.category === 'chat') return createChatOffer(entry, deps.chat);
       const provider = deps.mediaProviders.forEntry(entry);
       return provider ? createMediaOffer(entry, provider, deps.mediaRuntime) : unavailableOffer(entry);
     }
+    if (entry.kind === 'recipe') return createRecipeOffer(entry, { catalog: deps.catalog, offerFor });
     const built = toolOf(entry);
     return built ? createToolOffer(entry, built, deps.kv) : unavailableOffer(entry);
   };
-  return {
-    offerFor(entry) {
-      let offer = offers.get(entry.id);
-      if (!offer) {
-        offer = build(entry);
-        offers.set(entry.id, offer);
-      }
-      return offer;
-    },
-    available(entry) {
-      if (entry.kind === 'model') {
-        if (entry.category === 'chat') return chatModelAvailable(entry, deps.chat.providers);
-        const provider = deps.mediaProviders.forEntry(entry);
-        return provider !== undefined && provider.missing === null;
-      }
-      const built = toolOf(entry);
-      return built !== undefined && !('missing' in built);
-    },
+  const available = (entry: CatalogEntry): boolean => {
+    if (entry.kind === 'model') {
+      if (entry.category === 'chat') return chatModelAvailable(entry, deps.chat.providers);
+      const provider = deps.mediaProviders.forEntry(entry);
+      return provider !== undefined && provider.missing === null;
+    }
+    if (entry.kind === 'recipe') {
+      // As sold by default: both of its own steps' models can run here.
+      return [entry.image.model, entry.video.model].every((id) => {
+        const step = deps.catalog.find(id);
+        return step !== undefined && available(step);
+      });
+    }
+    const built = toolOf(entry);
+    return built !== undefined && !('missing' in built);
   };
+  return { offerFor, available };
 }

@@ -37,7 +37,7 @@ const PriceSummarySchema = z
       .number()
       .int()
       .optional()
-      .openapi({ description: 'Tools: price on the prepaid-key rail' }),
+      .openapi({ description: 'Tools and recipes: price on the prepaid-key rail' }),
     minMicroUsd: z.number().int(),
     maxMicroUsd: z.number().int(),
   })
@@ -63,7 +63,7 @@ const ToolSummarySchema = z
   .object({
     id: z.string().openapi({ example: 'tools/search' }),
     name: z.string(),
-    category: z.literal('tool'),
+    category: z.enum(['tool', 'recipe']),
     method: z.literal('POST'),
     path: z.string().openapi({ example: '/v1/tools/search' }),
     available: z.boolean(),
@@ -74,7 +74,13 @@ const ToolSummarySchema = z
   .openapi('ToolSummary');
 
 const ModelsSchema = z
-  .object({ models: z.array(ModelSummarySchema), tools: z.array(ToolSummarySchema) })
+  .object({
+    models: z.array(ModelSummarySchema),
+    tools: z.array(ToolSummarySchema),
+    recipes: z.array(ToolSummarySchema).openapi({
+      description: 'Multi-model pipelines sold as one call (POST /v1/recipes/<name>)',
+    }),
+  })
   .openapi('Models');
 
 const SchemaDescriptorSchema = z
@@ -97,7 +103,7 @@ const QuoteSchema = z
       .number()
       .int()
       .optional()
-      .openapi({ description: 'Tools: the price on the prepaid-key rail' }),
+      .openapi({ description: 'Tools and recipes: the price on the prepaid-key rail' }),
   })
   .openapi('PriceQuote');
 
@@ -105,9 +111,10 @@ const CandidateSchema = z
   .object({
     method: z.enum(['GET', 'POST']),
     path: z.string(),
-    kind: z.enum(['model', 'tool', 'lookup']),
+    kind: z.enum(['model', 'tool', 'recipe', 'lookup']),
     model: z.string().optional(),
     tool: z.string().optional(),
+    recipe: z.string().optional(),
     name: z.string(),
     category: z.string(),
     why: z.string(),
@@ -263,7 +270,7 @@ function modelSummary(
   isAvailable: CatalogRouteDeps['isAvailable'],
   entry: CatalogEntry,
 ) {
-  if (entry.kind === 'tool') return undefined;
+  if (entry.kind !== 'model') return undefined;
   return {
     id: entry.id,
     name: entry.name,
@@ -279,16 +286,18 @@ function modelSummary(
   };
 }
 
-function toolSummary(
+/** A tool's or a recipe's line in /v1/models (`kind` says which list asks). */
+function flatSummary(
   catalog: LoadedCatalog,
   isAvailable: CatalogRouteDeps['isAvailable'],
   entry: CatalogEntry,
+  kind: 'tool' | 'recipe',
 ) {
-  if (entry.kind !== 'tool') return undefined;
+  if (entry.kind !== kind) return undefined;
   return {
     id: entry.id,
     name: entry.name,
-    category: 'tool' as const,
+    category: entry.kind,
     method: 'POST' as const,
     path: entry.path ?? `/v1/${entry.id}`,
     available: isAvailable(entry),
@@ -309,7 +318,7 @@ async function quoteResponse(
   if (!checked.ok) throw invalidInput(checked.errors);
   const wallet = catalog.quote(entry, checked.value, 'wallet');
   const body: z.infer<typeof QuoteSchema> = { model: entry.id, ...wallet };
-  if (entry.kind === 'tool')
+  if (entry.kind !== 'model')
     body.prepaidCostMicroUsd = catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
   return body;
 }
@@ -339,7 +348,8 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
   app.get('/v1/models', (c) => {
     models ??= {
       models: catalog.entries().flatMap((e) => modelSummary(catalog, isAvailable, e) ?? []),
-      tools: catalog.entries().flatMap((e) => toolSummary(catalog, isAvailable, e) ?? []),
+      tools: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'tool') ?? []),
+      recipes: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'recipe') ?? []),
     };
     return c.json(models);
   });
@@ -375,7 +385,8 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     const limit = parseLimit(c.req.query('limit'));
     // Free lookups always run here; models and tools only where their upstream is configured.
     const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => {
-      const entry = rest.kind === 'lookup' ? undefined : catalog.find(rest.model ?? rest.tool ?? '');
+      const entry =
+        rest.kind === 'lookup' ? undefined : catalog.find(rest.model ?? rest.tool ?? rest.recipe ?? '');
       return { ...rest, available: entry ? isAvailable(entry) : rest.kind === 'lookup' };
     });
     return c.json({ intent, count: candidates.length, candidates });

@@ -46,6 +46,8 @@ export interface FalSubmit {
 export interface FakeFal {
   url: string;
   setScript(script: FalScript): void;
+  /** A script for one endpoint only (other endpoints keep the general one); `undefined` removes it. */
+  setEndpointScript(endpoint: string, script: FalScript | undefined): void;
   submits: FalSubmit[];
   cancels: string[];
   statusReads: number;
@@ -95,6 +97,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 export async function startFakeFal(options: { apiKey?: string } = {}): Promise<FakeFal> {
   let script: FalScript = {};
+  const endpointScripts = new Map<string, FalScript>();
   const jobs = new Map<
     string,
     { endpoint: string; reads: number; script: FalScript; body: Record<string, unknown> }
@@ -104,6 +107,10 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     url: '',
     setScript(s) {
       script = s;
+    },
+    setEndpointScript(endpoint, s) {
+      if (s) endpointScripts.set(endpoint, s);
+      else endpointScripts.delete(endpoint);
     },
     submits: [],
     cancels: [],
@@ -215,10 +222,11 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     if (req.method !== 'POST') return send(res, 404, { detail: 'Not Found' });
     const endpoint = path.slice(1);
     const body = await readJson(req);
-    if (script.submitStatus)
-      return send(res, script.submitStatus, { detail: 'Service temporarily unavailable' });
+    const own = endpointScripts.get(endpoint) ?? script;
+    if (own.submitStatus)
+      return send(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
     const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
-    jobs.set(id, { endpoint, reads: 0, script: { ...script }, body });
+    jobs.set(id, { endpoint, reads: 0, script: { ...own }, body });
     fake.submits.push({ endpoint, requestId: id, body });
     const app = endpoint.split('/').slice(0, 2).join('/');
     const root = `${fake.url}/${app}/requests/${id}`;
