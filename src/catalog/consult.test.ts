@@ -72,7 +72,7 @@ describe('consult', () => {
       expect(c.path).toMatch(/^\/v1\//);
       expect(c.why).toMatch(/^matched /);
       expect(c.price.maxMicroUsd).toBeGreaterThanOrEqual(c.price.minMicroUsd);
-      const entry = catalog.find(String(c.model));
+      const entry = catalog.find(String(c.model ?? c.recipe));
       expect(entry).toBeDefined();
       if (entry) expect(catalog.validate(entry, structuredClone(c.example)).ok).toBe(true);
     }

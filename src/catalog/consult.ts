@@ -7,16 +7,8 @@ import type { PriceSummary } from './summary.js';
 import type { CatalogEntry, Category } from './types.js';
 
 /** What each category is called in requests, in English and Indonesian. */
-/** The words a recipe is found by beyond its own (every recipe ends in a video made from a picture). */
-export const RECIPE_WORDS = [
-  'pipeline',
-  'video',
-  'animate',
-  'image to video',
-  'clip',
-  'buat video',
-  'animasi',
-];
+/** The words a recipe is found by beyond its own name, synonyms and description. */
+export const RECIPE_WORDS = ['recipe', 'pipeline', 'resep'];
 
 export const CATEGORY_WORDS: Record<Category, string[]> = {
   'text-to-image': [
