@@ -61,7 +61,10 @@ export function createOpenAiMediaProvider(config: ProviderConfig, client: Upstre
         }
         default:
           // Videos run on the videos adapter below; the registry never sends them here.
-          throw new UpstreamError('not_configured', `openai's ${call.produces} models run on another adapter`);
+          throw new UpstreamError(
+            'not_configured',
+            `openai's ${call.produces} models run on another adapter`,
+          );
       }
     },
   };
