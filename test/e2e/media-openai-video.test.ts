@@ -1,12 +1,17 @@
 // OpenAI's Sora end to end on each database (the fake OpenAI media upstream speaking the Videos API): a video created
 // as multipart/form-data, polled to its end, its MP4 streamed from the content endpoint with the key and re-hosted
 // byte for byte, charged the quote; an image reference sent as a file part; an async job; bad input, moderation
-// refusals, failed videos, upstream errors and timeouts (the video deleted upstream, best effort) charged nothing.
+// refusals, failed videos, upstream errors and timeouts (the video deleted upstream, best effort) charged nothing;
+// and the same model bought by an x402 wallet on its per-model route.
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAiMedia, startFakeOpenAiMedia } from '../fakes/openai-media-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
+import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -205,5 +210,70 @@ describe.each(DB_TARGETS)('OpenAI Sora on %s', (db) => {
     const res = await kasir.app.request('/v1/models');
     const { models } = (await res.json()) as { models: Array<{ id: string; available: boolean }> };
     expect(models.find((m) => m.id === 'openai/sora-2')?.available).toBe(true);
+  });
+});
+
+describe('OpenAI Sora on the x402 per-model route (Base, sqlite)', () => {
+  let fx: WalletFixture;
+  let kasir: PaidKasir;
+  let openai: FakeOpenAiMedia;
+
+  beforeAll(async () => {
+    fx = await evmFixture('BASE', {});
+    openai = await startFakeOpenAiMedia({ apiKey: 'sk-sora' });
+    kasir = await startPaidKasir('sqlite', {
+      ...fx.env,
+      OPENAI_API_KEY: 'sk-sora',
+      OPENAI_BASE_URL: openai.url,
+      MEDIA_WAIT_MS: '700',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await kasir?.stop();
+    await openai?.close();
+    await fx?.close();
+  });
+
+  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    kasir.app.request('/x402/openai/sora-2', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  /** Asks for the 402, pays what it names and sends the call again. */
+  async function paid(body: Record<string, unknown>): Promise<{ res: Response; amount: bigint }> {
+    const [requirements] = paymentRequiredOf(await post(body)).accepts;
+    const payment = await fx.pay(requirements as PaymentRequirements);
+    const res = await post(body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
+    return { res, amount: BigInt((requirements as PaymentRequirements).amount) };
+  }
+
+  it('names the quote in its 402, and the paid call answers the re-hosted video; the wallet pays exactly that', async () => {
+    const body = { prompt: 'layang-layang di Sanur', seconds: '4', size: '1280x720' };
+    const quote = kasir.quote({ model: 'openai/sora-2', ...body });
+    const before = await fx.payerBalance();
+    const { res, amount } = await paid(body);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const answer = (await res.json()) as {
+      costMicroUsd: number;
+      output: { url: string; contentType: string };
+    };
+    expect(answer.costMicroUsd).toBe(quote);
+    expect(amount).toBe(BigInt(answer.costMicroUsd));
+    expect(before - (await fx.payerBalance())).toBe(BigInt(quote));
+    expect(answer.output.contentType).toBe('video/mp4');
+    const made = openai.videos.last();
+    expect((await hostedBytes(kasir, answer.output.url)).equals(made?.mp4 ?? Buffer.alloc(0))).toBe(true);
+  });
+
+  it('takes nothing from the wallet when OpenAI refuses the prompt', async () => {
+    openai.setScript({
+      video: { failure: { code: 'moderation_blocked', message: 'Blocked by moderation.' } },
+    });
+    const before = await fx.payerBalance();
+    const { res } = await paid({ prompt: 'x', seconds: '4' });
+    openai.setScript({});
+    expect(res.status).toBe(400);
+    expect(await fx.payerBalance()).toBe(before);
   });
 });
