@@ -103,6 +103,16 @@ describe.each(DB_TARGETS)('OpenAI Sora on %s', (db) => {
     ).toBe(true);
   });
 
+  it('takes the reference as raw base64 too, in input_reference_base64 or the generic image_base64', async () => {
+    for (const field of ['input_reference_base64', 'image_base64']) {
+      const body = { model: 'openai/sora-2', prompt: 'perahu', [field]: PNG.toString('base64') };
+      const answer = await video(body);
+      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      expect(answer.charged).toBe('400000');
+      expect(openai.videos.last()?.reference?.bytes.equals(PNG)).toBe(true);
+    }
+  });
+
   it('runs as an async job: 202, then the status URL answers the synchronous body; captured once it succeeds', async () => {
     const { key: jobKey, accountId: jobAccount } = await kasir.fundedKey(5_000_000);
     const body = { model: 'openai/sora-2', prompt: 'sawah di Ubud', seconds: '12', size: '720x1280' };
