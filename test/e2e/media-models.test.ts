@@ -380,7 +380,7 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
     const byId = new Map(models.map((m) => [m.id, m.available]));
     expect(byId.get(FLUX)).toBe(true);
     expect(byId.get('openai/tts-1')).toBe(true);
-    expect(byId.get('openai/sora-2')).toBe(false);
+    expect(byId.get('openai/sora-2')).toBe(true);
     expect(byId.get('elevenlabs/eleven_v3')).toBe(false);
   });
 });

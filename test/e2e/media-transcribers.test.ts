@@ -62,7 +62,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
     expect(answer.json.costMicroUsd).toBe(kasir.quote(body));
     expect(assembly.creates.at(-1)).toEqual({
       audio_url: PUBLIC_AUDIO,
-      speech_models: ['universal'],
+      speech_models: ['universal-2'],
       speaker_labels: true,
       punctuate: true,
       format_text: true,

@@ -5,33 +5,11 @@
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EvmDevnetOptions, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { DB_TARGETS } from '../support/app.js';
-import { evmPayer } from '../support/evm-payer.js';
+import { evmFixture } from '../support/evm-wallet.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 import { describeWalletRail, paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
-
-async function evmFixture(chain: 'BASE' | 'BNB', opts: EvmDevnetOptions): Promise<WalletFixture> {
-  const devnet = await startEvmDevnet({ payerFunds: 10n ** BigInt((opts.decimals ?? 6) + 6), ...opts });
-  const payer = evmPayer(devnet);
-  return {
-    prefix: chain === 'BASE' ? '/x402' : '/b402',
-    network: devnet.network,
-    decimals: devnet.decimals,
-    env: {
-      [`X402_${chain}_PAY_TO`]: devnet.payTo,
-      [`X402_${chain}_NETWORK`]: devnet.network,
-      [`X402_${chain}_${chain === 'BASE' ? 'ASSET' : 'ASSETS'}`]: devnet.asset,
-      [`X402_${chain}_RPC_URL`]: devnet.rpcUrl,
-      [`X402_${chain}_PRIVATE_KEY`]: devnet.facilitator.privateKey,
-    },
-    ...payer,
-    payerBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address),
-    payToBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payTo),
-    close: () => devnet.stop(),
-  };
-}
 
 for (const target of DB_TARGETS) describeWalletRail('Base', target, () => evmFixture('BASE', {}));
 describeWalletRail('BNB Smart Chain', 'sqlite', () => evmFixture('BNB', { chainId: 56, decimals: 18 }));

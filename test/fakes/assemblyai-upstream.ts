@@ -2,11 +2,15 @@
  * A fake AssemblyAI API: a real HTTP server on 127.0.0.1 speaking POST /v2/upload (raw bytes → `{ upload_url }`),
  * POST /v2/transcript (`{ audio_url, speech_models, … }` → the transcript object, `queued`) and
  * GET /v2/transcript/{id} (queued → processing → completed, or `error` with its reason), authenticated by the bare
- * key in `authorization`, with AssemblyAI's `{ error }` bodies.
+ * key in `authorization`, with AssemblyAI's `{ error }` bodies. `speech_models` takes the ids AssemblyAI's model
+ * selection page documents for pre-recorded audio; any other id (the older `universal`, say) is a 400.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** The pre-recorded model ids of AssemblyAI's model selection docs. */
+const SPEECH_MODELS = ['universal-3-5-pro', 'universal-3-pro', 'universal-2'];
 
 export interface FakeAssemblyAi {
   url: string;
@@ -60,6 +64,11 @@ export async function startFakeAssemblyAi(options: { apiKey: string }): Promise<
       if (typeof body.audio_url !== 'string') return json(res, 400, { error: 'audio_url is required' });
       if (!Array.isArray(body.speech_models) || body.speech_models.length === 0)
         return json(res, 400, { error: 'speech_models must be a non-empty list' });
+      const unknown = body.speech_models.find((m) => !SPEECH_MODELS.includes(String(m)));
+      if (unknown !== undefined)
+        return json(res, 400, {
+          error: `Invalid speech model ${JSON.stringify(unknown)}; accepted: ${SPEECH_MODELS.join(', ')}`,
+        });
       const id = randomUUID();
       const uploaded = fake.uploads.get(body.audio_url);
       const text = uploaded ? `heard ${uploaded.length} uploaded bytes` : `heard ${body.audio_url}`;

@@ -1,22 +1,26 @@
 /**
  * A fake OpenAI media upstream: a real HTTP server on 127.0.0.1 under /v1 speaking POST /v1/images/generations
  * (`{ created, data: [{ b64_json, revised_prompt }], usage }`), POST /v1/audio/speech (the audio bytes, with their
- * content type) and POST /v1/audio/transcriptions (multipart/form-data in, `{ text, usage }` for json, plain text
- * for text/srt/vtt), with OpenAI's `{ error: { message, type, param, code } }` bodies.
+ * content type), POST /v1/audio/transcriptions (multipart/form-data in, `{ text, usage }` for json, plain text
+ * for text/srt/vtt) and the Videos API (Sora, openai-videos.ts), with OpenAI's
+ * `{ error: { message, type, param, code } }` bodies. Every request needs the Bearer key, content downloads too.
  *
  *   const fake = await startFakeOpenAiMedia({ apiKey: 'sk-test' });
  *   // OPENAI_BASE_URL = fake.url (ends in /v1)
  *   fake.setScript({ status: 500 });
- *   ... fake.requests[0].form?.get('file') ...
+ *   fake.setScript({ video: { polls: 3, failure: { code: 'moderation_blocked', message: '…' } } });
+ *   ... fake.requests[0].form?.get('file') ... fake.videos.last()?.mp4 ...
  */
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAiErrorBody } from './openai-upstream.js';
+import { bytesFor, FakeVideos, type VideoScript } from './openai-videos.js';
 
 export interface OpenAiMediaScript {
   /** Every request fails with this status and OpenAI's error body. */
   status?: number;
+  /** How the videos created from now on go. */
+  video?: VideoScript;
 }
 
 export interface OpenAiMediaRequest {
@@ -31,18 +35,9 @@ export interface FakeOpenAiMedia {
   requests: OpenAiMediaRequest[];
   /** The bytes the fake produced for the image with this index of the last image request, or the last speech. */
   produced: Buffer[];
+  /** The Videos API's state: the videos made, the downloads and deletes received. */
+  videos: FakeVideos;
   close(): Promise<void>;
-}
-
-/** Deterministic bytes named by `seed`, `size` long. */
-function bytesFor(seed: string, size: number): Buffer {
-  const out = Buffer.alloc(size);
-  let block = createHash('sha256').update(seed).digest();
-  for (let at = 0; at < size; at += block.length) {
-    block.copy(out, at);
-    block = createHash('sha256').update(block).digest();
-  }
-  return out;
 }
 
 const SPEECH_TYPES: Record<string, string> = {
@@ -60,9 +55,11 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     url: '',
     setScript(s) {
       script = s;
+      fake.videos.script = s.video ?? {};
     },
     requests: [],
     produced: [],
+    videos: new FakeVideos(),
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -75,7 +72,8 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
-    const path = req.url ?? '/';
+    const url = new URL(req.url ?? '/', 'http://openai.test');
+    const path = url.pathname;
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
       return json(res, 401, openAiErrorBody(401));
     const type = String(req.headers['content-type'] ?? '');
@@ -83,13 +81,14 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     try {
       if (type.startsWith('multipart/form-data')) {
         recorded.form = await new Response(raw, { headers: { 'content-type': type } }).formData();
-      } else recorded.json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+      } else if (raw.length > 0) recorded.json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     } catch {
       return json(res, 400, openAiErrorBody(400, 'We could not parse the JSON body of your request.'));
     }
     fake.requests.push(recorded);
     if (script.status) return json(res, script.status, openAiErrorBody(script.status));
     const body = recorded.json ?? {};
+    if (await fake.videos.handle(req.method ?? 'GET', url, recorded.form, res)) return;
 
     if (req.method === 'POST' && path === '/v1/images/generations') {
       if (typeof body.prompt !== 'string')

@@ -1,12 +1,12 @@
 /**
- * A media call as multipart/form-data: the audio file as the `file` part (its name's extension tells the
- * provider the format), the model id under the provider's field name, every other input as a text part. Encoded by
- * the platform's FormData, not by hand.
+ * A media call as multipart/form-data: the file input as a file part (its name's extension tells the provider the
+ * format), the model id under the provider's field name, every other input as a text part. Encoded by the
+ * platform's FormData, not by hand.
  */
 import { UpstreamError } from '../types.js';
 import type { FileValue, MediaCall } from './types.js';
 
-const AUDIO_EXTENSIONS: Record<string, string> = {
+const EXTENSIONS: Record<string, string> = {
   'audio/mpeg': 'mp3',
   'audio/mp3': 'mp3',
   'audio/mp4': 'm4a',
@@ -20,25 +20,39 @@ const AUDIO_EXTENSIONS: Record<string, string> = {
   'audio/ogg': 'ogg',
   'audio/flac': 'flac',
   'audio/x-flac': 'flac',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
 };
+
+/** The part's file name: `image.<ext>` for an image, `audio.<ext>` for the rest (mp3 when the type is unknown). */
+function fileName(contentType: string): string {
+  const ext = EXTENSIONS[contentType];
+  if (contentType.startsWith('image/')) return `image.${ext ?? 'png'}`;
+  return `audio.${ext ?? 'mp3'}`;
+}
 
 export async function multipartBody(
   call: MediaCall,
-  options: { modelField: string; fileRequired: boolean },
+  options: {
+    modelField: string;
+    /** The field of the file input, sent as the file part under the same name (default `file`). */
+    fileField?: string;
+    fileRequired: boolean;
+  },
 ): Promise<{ contentType: string; bytes: Buffer }> {
-  const file = call.files.file as FileValue | undefined;
+  const fileField = options.fileField ?? 'file';
+  const file = call.files[fileField] as FileValue | undefined;
   if (options.fileRequired && file?.kind !== 'bytes')
-    throw new UpstreamError('bad_request', 'the audio file did not reach the adapter', {
-      upstreamMessage: 'file is required',
+    throw new UpstreamError('bad_request', `the ${fileField} input did not reach the adapter`, {
+      upstreamMessage: `${fileField} is required`,
     });
   const form = new FormData();
-  if (file?.kind === 'bytes') {
-    const ext = AUDIO_EXTENSIONS[file.contentType] ?? 'mp3';
-    form.append('file', new Blob([file.bytes], { type: file.contentType }), `audio.${ext}`);
-  }
+  if (file?.kind === 'bytes')
+    form.append(fileField, new Blob([file.bytes], { type: file.contentType }), fileName(file.contentType));
   form.append(options.modelField, call.endpoint);
   for (const [key, value] of Object.entries(call.input)) {
-    if (key === 'file' || value === undefined || value === null) continue;
+    if (key === fileField || value === undefined || value === null) continue;
     if (Array.isArray(value)) for (const item of value) form.append(`${key}[]`, String(item));
     else form.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
   }

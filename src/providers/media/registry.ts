@@ -1,4 +1,4 @@
-/** Builds the media adapters (fal, OpenAI, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
+/** Builds the media adapters (fal, OpenAI with Sora, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
 import type { Config, ProviderName } from '../../config.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
@@ -8,7 +8,7 @@ import { createFalProvider } from '../fal/provider.js';
 import { createGoogleImageProvider, createGoogleVideoProvider } from '../google-media/provider.js';
 import { UpstreamClient, UpstreamPools } from '../http.js';
 import { createMiniMaxProvider } from '../minimax/provider.js';
-import { createOpenAiMediaProvider, openAiRuns } from '../openai/provider.js';
+import { createOpenAiMediaProvider, createOpenAiVideoProvider } from '../openai/provider.js';
 import { createReplicateProvider } from '../replicate/provider.js';
 import { createRunwayProvider } from '../runway/provider.js';
 import type { MediaProvider } from './types.js';
@@ -38,6 +38,7 @@ export function createMediaProviders(config: Config): MediaProviders {
   };
   const fal = createFalProvider(config.providers.fal, client('fal'), timing);
   const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));
+  const openaiVideo = createOpenAiVideoProvider(config.providers.openai, client('openai'), timing);
   const elevenlabs = createElevenLabsProvider(config.providers.elevenlabs, client('elevenlabs'));
   const replicate = createReplicateProvider(config.providers.replicate, client('replicate'), timing);
   const assemblyai = createAssemblyAiProvider(config.providers.assemblyai, client('assemblyai'), timing);
@@ -58,7 +59,7 @@ export function createMediaProviders(config: Config): MediaProviders {
       if (entry.upstream.provider === 'minimax') return minimax;
       if (entry.upstream.provider === 'google' && entry.output === 'image') return googleImages;
       if (entry.upstream.provider === 'google' && entry.output === 'video') return googleVideo;
-      if (entry.upstream.provider === 'openai' && openAiRuns(entry.output)) return openai;
+      if (entry.upstream.provider === 'openai') return entry.output === 'video' ? openaiVideo : openai;
       return undefined;
     },
     close: () => pools.close(),

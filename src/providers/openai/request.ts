@@ -1,6 +1,7 @@
 /**
  * OpenAI's media requests: `POST /images/generations` and `POST /audio/speech` take JSON; `POST
- * /audio/transcriptions` takes multipart/form-data with the audio as the `file` part (media/multipart.ts).
+ * /audio/transcriptions` and `POST /videos` take multipart/form-data (media/multipart.ts), the first with the audio
+ * as the `file` part, the second with the optional first-frame image as the `input_reference` part.
  */
 import { multipartBody } from '../media/multipart.js';
 import type { MediaCall } from '../media/types.js';
@@ -13,4 +14,12 @@ export function openAiJsonBody(call: MediaCall): Record<string, unknown> {
 /** The transcription's multipart body: `file`, `model`, then every other input as a text part. */
 export function transcriptionBody(call: MediaCall): Promise<{ contentType: string; bytes: Buffer }> {
   return multipartBody(call, { modelField: 'model', fileRequired: true });
+}
+
+/**
+ * The video's multipart body: `model`, `prompt`, `seconds` and `size` as text parts (`seconds` is a string enum on
+ * the wire, as the catalog declares it), and `input_reference` as an image file part when one is given.
+ */
+export function videoBody(call: MediaCall): Promise<{ contentType: string; bytes: Buffer }> {
+  return multipartBody(call, { modelField: 'model', fileField: 'input_reference', fileRequired: false });
 }
