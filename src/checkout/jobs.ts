@@ -166,6 +166,17 @@ export class JobRunner {
     return body;
   }
 
+  /**
+   * The body the synchronous call would have answered: a model's output nested under `output`, a recipe's steps
+   * and final link beside its id.
+   */
+  private stamped(row: JobTable, body: Record<string, unknown>, receipt: Record<string, unknown>) {
+    const cost = row.amount_micro_usd;
+    if (this.deps.offerOf(row.offer_id)?.entry.kind === 'recipe')
+      return { recipe: row.offer_id, costMicroUsd: cost, ...body, receipt };
+    return { model: row.offer_id, costMicroUsd: cost, output: body, receipt };
+  }
+
   private usage(requestId: string, offerId: string, quote: Quote, started: number) {
     return {
       requestId,
@@ -318,12 +329,7 @@ export class JobRunner {
       outcome.kind === 'succeeded' && receipt.charged
         ? {
             status: 'succeeded' as const,
-            result: JSON.stringify({
-              model: row.offer_id,
-              costMicroUsd: row.amount_micro_usd,
-              output: outcome.body,
-              receipt: receipt.receipt,
-            }),
+            result: JSON.stringify(this.stamped(row, outcome.body, receipt.receipt)),
           }
         : {
             status: 'failed' as const,

@@ -190,6 +190,73 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     }
   });
 
+  async function waitForJob(id: string): Promise<Record<string, unknown> & { status: string }> {
+    for (let i = 0; i < 400; i++) {
+      const body = (await (await kasir.app.request(`/v1/jobs/${id}`)).json()) as { status: string };
+      if (body.status === 'succeeded' || body.status === 'failed') return body;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`job ${id} did not end`);
+  }
+
+  it('runs as an async job: 202 at once after the image, the result is the synchronous body, captured on success', async () => {
+    kasir.fal.setScript({ polls: 3 });
+    const before = await kasir.balance(accountId);
+    const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'a paper boat in the rain' }),
+      headers: {
+        'content-type': 'application/json',
+        prefer: 'respond-async',
+        authorization: `Bearer ${key}`,
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
+    const { job_id } = (await res.json()) as { job_id: string };
+    const done = await waitForJob(job_id);
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    const result = done.result as RecipeBody;
+    expect(result).toMatchObject({
+      recipe: 'recipes/prompt-to-video-veo',
+      costMicroUsd: 470_750,
+      receipt: { rail: 'prepaid' },
+    });
+    const [image, video] = result.steps as [Step, Step];
+    expect(image.model).toBe('google/nano-banana');
+    expect(video).toMatchObject({ step: 'video', model: 'google/veo-3.1-fast-i2v' });
+    expect(result.url).toBe(video.output.url);
+    const videoSubmit = kasir.fal.submits.at(-1);
+    expect(videoSubmit?.endpoint).toBe(VEO_FAST);
+    const bytes = await hostedBytes(kasir, result.url as string);
+    expect(bytes.equals(upstreamFile(videoSubmit?.requestId ?? '?') as Buffer)).toBe(true);
+    expect(await kasir.balance(accountId)).toEqual({ balance: before.balance - 470_750, held: 0 });
+  });
+
+  it('releases an async recipe whose video job fails: nothing charged', async () => {
+    kasir.fal.setScript({});
+    kasir.fal.setEndpointScript(VEO_FAST, { polls: 2, jobError: 'runner_error' });
+    try {
+      const before = await kasir.balance(accountId);
+      const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'a kite over the dunes' }),
+        headers: {
+          'content-type': 'application/json',
+          prefer: 'respond-async',
+          authorization: `Bearer ${key}`,
+        },
+      });
+      expect(res.status).toBe(202);
+      const { job_id } = (await res.json()) as { job_id: string };
+      const done = await waitForJob(job_id);
+      expect(done).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+      expect(await kasir.balance(accountId)).toEqual(before);
+    } finally {
+      kasir.fal.setEndpointScript(VEO_FAST, undefined);
+    }
+  });
+
   it('lists the recipes with their prices, finds them by intent, and asks an unpaid caller for the quote', async () => {
     const models = (await (await kasir.app.request('/v1/models')).json()) as {
       recipes: Array<{ id: string; path: string; available: boolean; price: { prepaidMicroUsd: number } }>;

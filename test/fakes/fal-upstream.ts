@@ -223,8 +223,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     const endpoint = path.slice(1);
     const body = await readJson(req);
     const own = endpointScripts.get(endpoint) ?? script;
-    if (own.submitStatus)
-      return send(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
+    if (own.submitStatus) return send(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
     const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
     jobs.set(id, { endpoint, reads: 0, script: { ...own }, body });
     fake.submits.push({ endpoint, requestId: id, body });
