@@ -119,8 +119,24 @@ const codeImageBody = fc.record(
   { requiredKeys: ['code', 'title'] },
 );
 
+/** A recipe (image then video on fal's queue) with the choices it takes. */
+const recipeBody = fc.record(
+  {
+    prompt: text,
+    duration: fc.constantFrom(5, 10),
+    motionPrompt: text,
+    imageModel: fc.constantFrom('black-forest-labs/flux-schnell@fal', 'google/nano-banana'),
+  },
+  { requiredKeys: ['prompt'] },
+);
+
 export const PAID_ROUTES: PaidRouteCase[] = [
   { path: '/v1/images/generations', valid: falImageBody },
+  {
+    path: '/v1/recipes/prompt-to-video',
+    valid: recipeBody,
+    quoted: (body) => ({ ...body, model: 'recipes/prompt-to-video' }),
+  },
   { path: '/v1/infer', valid: falSpeechBody },
   tool('ocr-id', inlineImage),
   tool('product-listing', inlineImage),
