@@ -10,9 +10,9 @@
  *   fal.setScript({ polls: 2, output: 'video', fileBytes: 1_000_000 });
  *   ... fal.files.get(url) ... fal.submits[0].body ... fal.cancels ...
  */
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bytesFor } from './file-bytes.js';
 
 export type FalOutputKind = 'image' | 'video' | 'audio' | 'text';
 
@@ -68,17 +68,6 @@ function guessOutput(endpoint: string): FalOutputKind {
   if (/video|veo|kling|hailuo|seedance|ray-2|pixverse|wan/.test(endpoint)) return 'video';
   if (/speech|tts|kokoro|music|audio|lyria/.test(endpoint)) return 'audio';
   return 'image';
-}
-
-/** Deterministic bytes for a file: a hash chain seeded by its name. */
-function bytesFor(name: string, size: number): Buffer {
-  const out = Buffer.alloc(size);
-  let block = createHash('sha256').update(name).digest();
-  for (let at = 0; at < size; at += block.length) {
-    block.copy(out, at);
-    block = createHash('sha256').update(block).digest();
-  }
-  return out;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

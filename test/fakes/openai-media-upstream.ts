@@ -13,8 +13,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bytesFor } from './file-bytes.js';
 import { openAiErrorBody } from './openai-upstream.js';
-import { bytesFor, FakeVideos, type VideoScript } from './openai-videos.js';
+import { FakeVideos, type VideoScript } from './openai-videos.js';
 
 export interface OpenAiMediaScript {
   /** Every request fails with this status and OpenAI's error body. */

@@ -9,8 +9,9 @@
  * - DELETE /v1/videos/{id} → `{ id, object: 'video.deleted', deleted: true }` for a completed or failed video (the
  *   states OpenAI documents deletion for); one still rendering is refused with a 400 and keeps rendering.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { bytesFor } from './file-bytes.js';
 
 export interface VideoScript {
   /** Reads answered queued / in_progress before the video ends (default 2). */
@@ -42,17 +43,6 @@ const SIZES: Record<string, string[]> = {
   'sora-2': ['720x1280', '1280x720'],
   'sora-2-pro': ['720x1280', '1280x720', '1024x1792', '1792x1024'],
 };
-
-/** Deterministic bytes named by `seed`, `size` long. */
-export function bytesFor(seed: string, size: number): Buffer {
-  const out = Buffer.alloc(size);
-  let block = createHash('sha256').update(seed).digest();
-  for (let at = 0; at < size; at += block.length) {
-    block.copy(out, at);
-    block = createHash('sha256').update(block).digest();
-  }
-  return out;
-}
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));

@@ -6,9 +6,9 @@
  * processing → succeeded (or failed with `error`); POST /v1/predictions/{id}/cancel marks it canceled. Output
  * files are served by the fake under /files/. Invalid input answers 422 with Replicate's problem body.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bytesFor } from './file-bytes.js';
 
 export interface ReplicateScript {
   /** Reads of a prediction answered `starting` / `processing` before it ends (0: done within `Prefer: wait`). */
@@ -28,16 +28,6 @@ export interface FakeReplicate {
   cancels: string[];
   files: Map<string, Buffer>;
   close(): Promise<void>;
-}
-
-function bytesFor(seed: string, size: number): Buffer {
-  const out = Buffer.alloc(size);
-  let block = createHash('sha256').update(seed).digest();
-  for (let at = 0; at < size; at += block.length) {
-    block.copy(out, at);
-    block = createHash('sha256').update(block).digest();
-  }
-  return out;
 }
 
 export async function startFakeReplicate(options: { token?: string } = {}): Promise<FakeReplicate> {
