@@ -186,9 +186,12 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     expect(early.status).toBe(409);
     expect(await running).toContain('data: [DONE]');
     kasir.openai.setScript({});
+    // A stream on a channel is metered: charged the output the upstream reported (the fake's 13 tokens).
+    const delivered = kasir.quote({ ...body, max_tokens: 13 });
+    expect(await view(p.id)).toMatchObject({ spent: delivered, in_flight: 0, units: 1 });
     const closed = await kasir.app.request(`/v1/channels/${p.id}/close`, { method: 'POST' });
     expect(closed.status).toBe(200);
-    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(q) });
+    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(delivered) });
   });
 
   it('closes with the highest voucher, capturing exactly what was spent, and takes no voucher after', async () => {
