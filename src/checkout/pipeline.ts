@@ -415,13 +415,16 @@ class PaidCall {
     let unpaid = false;
     try {
       while (event.type === 'frame') {
-        // A metered stream forwards a frame once its output is paid for, else ends here (see stopUnpaid).
-        if (tab && !(await tab.admit(event.bytes, say))) {
-          unpaid = !sink.closed;
-          break;
+        if (tab) {
+          // A metered stream forwards frames once their output is paid for, else ends here (see stopUnpaid).
+          if (!(await tab.pass(event.bytes, say))) {
+            unpaid = !sink.closed;
+            break;
+          }
+        } else {
+          sent?.push(event.bytes);
+          if (!(await sink.write(event.bytes))) break;
         }
-        sent?.push(event.bytes);
-        if (!(await sink.write(event.bytes))) break;
         const next = await iterator.next();
         if (next.done)
           throw new ApiError('upstream_error', 'the upstream stream ended without its final event');

@@ -5,6 +5,7 @@
  * the payer authorizes more or the wait runs out.
  */
 import type { CallSignal } from '../providers/call-signal.js';
+import { SseFrameSplitter } from '../providers/sse.js';
 import type { MeteredAuthorization } from '../rails/types.js';
 import type { OutputMeter, StreamEvent } from './offer.js';
 
@@ -39,15 +40,29 @@ export class StreamTab {
   }
 
   /**
-   * True once the payment covers delivering `frame` (counted as delivered from then on); false when it cannot be
-   * had (no more authorized within the wait, or none can be asked for). `say` sends the ask to the caller.
+   * Forwards `bytes` (complete frames) with `send` as far as the payment covers their output: at once when it does,
+   * else frame by frame, raising the payment ahead (asking the payer with `send`, and waiting) before a frame it does
+   * not cover. False when the stream must end here: no more could be had, or the caller is gone (`send` said so).
    * Rejects with the signal's reason when the caller leaves while it waits.
    */
-  async admit(frame: Buffer, say: (bytes: Buffer) => Promise<boolean>): Promise<boolean> {
-    const tokens = this.meter.tokensIn(frame);
-    const need = this.price(this.delivered + tokens);
-    if (need > this.auth.held && !(await this.cover(need, this.delivered + tokens, say))) return false;
-    this.delivered += tokens;
+  async pass(bytes: Buffer, send: (bytes: Buffer) => Promise<boolean>): Promise<boolean> {
+    const tokens = this.meter.tokensIn(bytes);
+    if (this.price(this.delivered + tokens) <= this.auth.held) {
+      this.delivered += tokens;
+      return send(bytes);
+    }
+    // A network read can carry several frames: each is paid for before it leaves.
+    const splitter = new SseFrameSplitter();
+    const frames = splitter.push(bytes);
+    const rest = splitter.flush();
+    if (rest) frames.push(rest);
+    for (const frame of frames) {
+      const more = frames.length === 1 ? tokens : this.meter.tokensIn(frame);
+      const need = this.price(this.delivered + more);
+      if (need > this.auth.held && !(await this.cover(need, this.delivered + more, send))) return false;
+      this.delivered += more;
+      if (!(await send(frame))) return false;
+    }
     return true;
   }
 

@@ -5,60 +5,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Session } from 'mppx/tempo';
-import { createClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
 import { ESCROW, type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
+import { ADMIN, CHAIN_ID, channelEnv, PAYEE, payerOn } from '../support/channel-payer.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
-const CHAIN_ID = 1337;
-const PATH_USD = '0x20c0000000000000000000000000000000000000';
-const PAYEE = privateKeyToAccount(generatePrivateKey()).address;
-const ZERO = '0x0000000000000000000000000000000000000000';
 const MODEL = 'openai/gpt-4.1-mini';
-const ADMIN = 'channel-admin-token-0123456789';
-
-const signerClient = createClient({ transport: http('http://127.0.0.1:9') });
-
-const channelEnv = {
-  MPP_TEMPO_RECIPIENT: PAYEE,
-  MPP_TEMPO_RPC_URL: 'http://127.0.0.1:9',
-  MPP_TEMPO_CHAIN_ID: String(CHAIN_ID),
-  MPP_TEMPO_CURRENCY: PATH_USD,
-  MPP_CHANNEL_OPERATOR_KEY: generatePrivateKey(),
-  ADMIN_TOKEN: ADMIN,
-};
-
-/** A payer with a channel of `deposit` on the fake escrow, and a way to sign its vouchers. */
-function payerOn(escrow: FakeEscrow, deposit: bigint) {
-  const key = generatePrivateKey();
-  const account = privateKeyToAccount(key);
-  const descriptor: ChannelDescriptor = {
-    payer: account.address,
-    payee: PAYEE,
-    operator: ZERO,
-    token: PATH_USD,
-    salt: `0x${Buffer.from(key.slice(2, 34)).toString('hex').slice(0, 64).padEnd(64, '0')}`,
-    authorizedSigner: ZERO,
-    expiringNonceHash: `0x${'ab'.repeat(32)}`,
-  };
-  const id = escrow.open(descriptor, deposit);
-  const voucher = async (cumulative: number, by = account) => {
-    const signature = await Session.Precompile.Voucher.signVoucher(
-      signerClient,
-      by,
-      { channelId: id, cumulativeAmount: BigInt(cumulative) },
-      ESCROW,
-      CHAIN_ID,
-    );
-    return `channel="${id}", cumulative="${cumulative}", signature="${signature}"`;
-  };
-  return { id, descriptor, voucher };
-}
 
 describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
   let escrow: FakeEscrow;

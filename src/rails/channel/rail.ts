@@ -66,6 +66,12 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       return this.held;
     }
 
+    /** The channel's voucher and spend as last read, for the receipt. */
+    private seen(row: { accepted: number; spent: number }) {
+      this.accepted = row.accepted;
+      this.spent = row.spent;
+    }
+
     private async record(usage: UsageFacts, charged: number) {
       const row = usageRow(usage, { rail: 'channel', payer: this.payer, chargedMicroUsd: charged });
       await recordWalletUsage(db, row, { route: this.route, network, txId: null });
@@ -94,8 +100,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     async captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt> {
       const charged = Math.min(amount, this.held);
-      await settleChannelCall(db, this.channelId, this.held, charged, true);
-      this.spent -= this.held - charged;
+      this.seen(await settleChannelCall(db, this.channelId, this.held, charged, true));
       await this.record(usage, charged);
       const receipt = this.receipt();
       return {
@@ -119,14 +124,12 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     async raise(need: number, want: number) {
       const outcome = await raiseChannelHold(db, this.channelId, this.held, need, want);
+      const { row } = outcome;
+      this.seen(row);
       if (outcome.raised) {
-        this.spent += outcome.held - this.held;
         this.held = outcome.held;
         return { raised: true as const };
       }
-      const { row } = outcome;
-      this.accepted = row.accepted;
-      this.spent = row.spent;
       // What the channel needs signed for this call to hold `want`: everything spent (this call's hold included)
       // plus the rest; capped by the deposit, and no ask at all when even `need` is past it.
       const required = Math.min(row.spent + (want - this.held), row.deposit);

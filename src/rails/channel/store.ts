@@ -217,7 +217,7 @@ export function acceptVoucher(
 
 /** Where a metered call's hold stands after an attempt to raise it. */
 export type HoldRaise =
-  | { raised: true; held: number }
+  | { raised: true; held: number; row: PaymentChannelTable }
   | { raised: false; row: PaymentChannelTable; closing: boolean };
 
 /**
@@ -237,12 +237,13 @@ export async function raiseChannelHold(
     const row = await query.executeTakeFirstOrThrow();
     const more = Math.min(want - held, row.accepted - row.spent);
     if (held + more < need) return { raised: false, row, closing: row.close_requested_at !== null };
-    await trx
+    const updated = await trx
       .updateTable('payment_channels')
       .set({ spent: row.spent + more, in_flight: row.in_flight + more, updated_at: nowIso() })
       .where('id', '=', id)
-      .execute();
-    return { raised: true, held: held + more };
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { raised: true, held: held + more, row: updated };
   });
 }
 
@@ -256,8 +257,8 @@ export async function settleChannelCall(
   held: number,
   charged: number,
   served: boolean,
-): Promise<void> {
-  await db.kysely
+): Promise<Pick<PaymentChannelTable, 'accepted' | 'spent'>> {
+  return db.kysely
     .updateTable('payment_channels')
     .set((eb) => ({
       spent: eb('spent', '-', held - charged),
@@ -266,7 +267,8 @@ export async function settleChannelCall(
       updated_at: nowIso(),
     }))
     .where('id', '=', id)
-    .execute();
+    .returning(['accepted', 'spent'])
+    .executeTakeFirstOrThrow();
 }
 
 /** Stops taking vouchers, closes on chain with the highest voucher (capturing what was spent), and finalizes. */
