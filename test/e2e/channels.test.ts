@@ -150,6 +150,62 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(delivered) });
   });
 
+  it('sells the inference routes on /v1/channels/{id}/…, paid only by a voucher of that channel', async () => {
+    const p = payerOn(escrow, 2_000_000n);
+    await register(p.descriptor);
+    const other = payerOn(escrow, 2_000_000n);
+    await register(other.descriptor);
+    const q = price();
+    const variant = async (route: string, body: Record<string, unknown>, headers: Record<string, string>) =>
+      kasir.app.request(`/v1/channels/${p.id}/${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const chat = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await p.voucher(q),
+    });
+    expect(chat.status).toBe(200);
+    expect(await chat.json()).toMatchObject({ model: MODEL, costMicroUsd: q, receipt: { rail: 'channel' } });
+    const infer = await variant('infer', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await p.voucher(2 * q),
+    });
+    expect(infer.status).toBe(200);
+    expect(await infer.json()).toMatchObject({
+      model: MODEL,
+      costMicroUsd: q,
+      output: { object: 'chat.completion' },
+    });
+    // Another channel's voucher, or no voucher, is a 402 that lists the channel rail alone.
+    const foreign = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await other.voucher(q),
+    });
+    expect(foreign.status).toBe(402);
+    expect(JSON.stringify(await foreign.json())).toContain(`paid from channel ${p.id.toLowerCase()}`);
+    const unnamed = await kasir.app.request('/v1/channels/not-a-channel/infer', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-voucher': await p.voucher(3 * q) },
+      body: JSON.stringify(chatBody(MODEL, 'x')),
+    });
+    expect(unnamed.status).toBe(402);
+    const unpaid = await variant('infer', chatBody(MODEL, 'x'), {});
+    expect(unpaid.status).toBe(402);
+    const rails = ((await unpaid.json()) as { error: { details: { rails: Array<{ rail: string }> } } }).error
+      .details.rails;
+    expect(rails.map((r) => r.rail)).toEqual(['channel']);
+    // Bad input: a 400 naming the field, nothing spent.
+    const bad = await variant('infer', { messages: [] }, { 'payment-voucher': await p.voucher(3 * q) });
+    expect(bad.status).toBe(400);
+    expect(await view(p.id)).toMatchObject({ spent: 2 * q, units: 2 });
+    expect(await view(other.id)).toMatchObject({ spent: 0 });
+    const doc = (await (await kasir.app.request('/openapi.json')).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/channels/{id}/infer', '/v1/channels/{id}/chat/completions']),
+    );
+  });
+
   it('closes with the highest voucher, capturing exactly what was spent, and takes no voucher after', async () => {
     const p = payerOn(escrow, 3_000_000n);
     await register(p.descriptor);

@@ -12,6 +12,7 @@ import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, Usage
 import { PaymentRefusal } from '../types.js';
 import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
+import { channelOfPath } from './paths.js';
 import { raiseChannelHold, settleChannelCall, spendFromChannel, type Voucher } from './store.js';
 import type { VoucherBell } from './voucher-bell.js';
 
@@ -159,6 +160,13 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       throw new PaymentRefusal(
         'payment_malformed',
         'Payment-Voucher must be channel="0x<64 hex>", cumulative="<base units>", signature="0x<130 hex>"',
+      );
+    }
+    const bound = channelOfPath(req.path);
+    if (bound !== null && bound !== voucher.channelId.toLowerCase()) {
+      throw new PaymentRefusal(
+        'payment_malformed',
+        `this route is paid from channel ${bound}; the Payment-Voucher is for ${voucher.channelId}`,
       );
     }
     const row = await spendFromChannel(db, backend, voucher, amount);
