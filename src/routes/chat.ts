@@ -77,7 +77,9 @@ const chatRoute = createRoute({
     'and only on success. `stream: true` answers server-sent events in chat-chunk format, ending with a chunk that ' +
     'carries `usage`, `costMicroUsd` and `receipt`, then `data: [DONE]`. If the upstream fails mid-stream an ' +
     '`event: error` frame is sent and nothing is charged; if the caller disconnects mid-stream the upstream is ' +
-    'stopped and the quote is charged. Unknown fields pass through to upstreams that take them.',
+    'stopped and the quote is charged. On a payment channel a stream is metered instead: it is charged the output ' +
+    'delivered, and asks for a higher voucher with `event: payment-need-voucher` as it goes (see README, Payment ' +
+    'channels). Unknown fields pass through to upstreams that take them.',
   request: { body: { required: true, content: { 'application/json': { schema: ChatRequest } } } },
   responses: {
     200: {

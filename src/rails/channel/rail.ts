@@ -220,6 +220,9 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
           'Open a TIP-1034 channel on Tempo to the payee this server names in its 402, register it with ' +
           '`POST /v1/channels {"descriptor": {...}}`, then pay each /v1/* call with `Payment-Voucher: channel="<id>", ' +
           'cumulative="<total>", signature="<voucher>"` (cumulative in base units, covering all calls so far). ' +
+          'A streamed chat is metered: when it sends `event: payment-need-voucher`, POST a voucher for its ' +
+          '`requiredCumulative` to `/v1/channels/<id>/vouchers` and it resumes. `/v1/channels/<id>/infer` and ' +
+          "`/v1/channels/<id>/chat/completions` take only that channel's vouchers. " +
           '`POST /v1/channels/<id>/close` settles on chain.',
         example: `curl ${baseUrl}/v1/channels/0x…   # the channel's deposit, accepted voucher and spend`,
       };
