@@ -294,6 +294,41 @@ describe.each(DB_TARGETS)('metered streams on a payment channel on %s', (db: DbT
     expect(await view(p.id)).toMatchObject({ spent: price(delivered), in_flight: 0 });
   });
 
+  it('keeps the channel exact while other calls spend from it during the stream', async () => {
+    const p = await openChannel(1_000_000n);
+    const other = chatBody(MODEL, 'meanwhile', { max_tokens: 16 });
+    const q2 = kasir.quote(other);
+    const v1 = price(TRANCHE) + 3 * q2;
+    kasir.openai.setScript({ text: TEXT, events: 100, delayMs: 2 });
+    const res = await stream(await p.voucher(v1));
+    expect(res.status).toBe(200);
+    const reader = new StreamReader(res);
+    const voucher = await p.voucher(v1);
+    const others = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        kasir.app.request('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
+          body: JSON.stringify(other),
+        }),
+      ),
+    );
+    const served = others.filter((r) => r.status === 200).length;
+    expect(others.filter((r) => r.status === 402)).toHaveLength(5 - served);
+    await reader.until('payment-need-voucher');
+    const paused = await view(p.id);
+    expect(paused.spent as number).toBeLessThanOrEqual(v1);
+    expect((await sendVoucher(p, v1 + quote())).status).toBe(200);
+    const end = ending(await reader.rest());
+    expect(end.finish).toBe('stop');
+    const after = await view(p.id);
+    expect(after).toMatchObject({
+      spent: end.closing.costMicroUsd + served * q2,
+      in_flight: 0,
+      units: 1 + served,
+    });
+  });
+
   it('charges nothing when the upstream fails mid-stream', async () => {
     const p = await openChannel(1_000_000n);
     kasir.openai.setScript({ text: TEXT, events: 100, failure: { kind: 'die', afterEvents: 20 } });
