@@ -218,7 +218,7 @@ export interface Catalog {
    * For an entry priced per output token: what the call costs had it produced only `outputTokens` (all choices),
    * margin applied and rounded as a quote is, for a stream paid as it is delivered. Undefined for other entries.
    */
-  outputPrice?(
+  outputPrice(
     entry: CatalogEntry,
     input: Record<string, unknown>,
   ): ((outputTokens: number) => number) | undefined;

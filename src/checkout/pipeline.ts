@@ -225,7 +225,7 @@ function meteredPrice(
   const settings = deps.metering;
   if (!settings || !rail.authorizeMetered || sale.price || !sale.offer.metersStream?.(input))
     return undefined;
-  const price = deps.catalog.outputPrice?.(sale.offer.entry, input);
+  const price = deps.catalog.outputPrice(sale.offer.entry, input);
   if (!price) return undefined;
   return Object.assign((tokens: number) => Math.min(quote.costMicroUsd, price(tokens)), { settings });
 }
