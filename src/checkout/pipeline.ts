@@ -32,7 +32,7 @@ import {
 import { type JobRunner, wantsAsync } from './jobs.js';
 import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
 import type { Offer, OfferResult, OutputMeter, StreamEvent } from './offer.js';
-import { type MeteringSettings, StreamTab } from './stream-tab.js';
+import { type MeteredPrice, type MeteringSettings, StreamTab } from './stream-tab.js';
 import { runFailure } from './upstream-errors.js';
 
 export interface CheckoutDeps {
@@ -208,9 +208,6 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   return call.run(input);
 }
 
-/** The price of a stream's output so far, capped by the quote, with the settings it is metered by. */
-type MeteredPrice = ((outputTokens: number) => number) & { settings: MeteringSettings };
-
 /**
  * A stream is paid a part at a time as it is delivered when the rail can meter it, the offer will answer this input
  * with a stream it can count, and the entry is priced by its output (a streamed chat on a payment channel).
@@ -362,7 +359,8 @@ class PaidCall {
    * frames carry the cost. An upstream that dies mid-stream gets an explicit SSE error event and no charge.
    * A caller that disconnects mid-stream stops the upstream and is charged the quote: the answer was being
    * delivered, and stopping was the caller's choice. A stream cut short by kasir itself (an upstream failure, or
-   * the process dying) is not charged: its end never reached the caller.
+   * the process dying) is not charged: its end never reached the caller. A metered stream (see StreamTab) is charged
+   * the output delivered instead of the quote, and may end early, cleanly, when its payer authorizes no more.
    */
   private async stream(result: Extract<OfferResult, { kind: 'stream' }>): Promise<Response> {
     const iterator = result.events[Symbol.asyncIterator]();
@@ -378,13 +376,7 @@ class PaidCall {
     sink.onDisconnect(() => this.abort.abort());
     const tab =
       this.metered && result.meter
-        ? new StreamTab(
-            this.auth as MeteredAuthorization,
-            result.meter,
-            this.metered,
-            this.metered.settings,
-            this.abort,
-          )
+        ? new StreamTab(this.auth as MeteredAuthorization, result.meter, this.metered, this.abort)
         : undefined;
     // The handler returns at once; the frames flow from here as the upstream sends them.
     void this.pump(iterator, next.value, sink, result, tab).catch((err) => {

@@ -17,6 +17,9 @@ export interface MeteringSettings {
   voucherWaitMs: number;
 }
 
+/** The price of a stream's output so far (capped by the quote), with the settings it is metered by. */
+export type MeteredPrice = ((outputTokens: number) => number) & { settings: MeteringSettings };
+
 export class StreamTab {
   private delivered = 0;
 
@@ -24,8 +27,7 @@ export class StreamTab {
     private readonly auth: MeteredAuthorization,
     private readonly meter: OutputMeter,
     /** The price of the call had it produced `outputTokens`, capped by the quote. */
-    private readonly price: (outputTokens: number) => number,
-    private readonly settings: MeteringSettings,
+    private readonly price: MeteredPrice,
     private readonly signal: CallSignal,
   ) {}
 
@@ -72,8 +74,8 @@ export class StreamTab {
     tokens: number,
     say: (bytes: Buffer) => Promise<boolean>,
   ): Promise<boolean> {
-    const want = this.price(tokens + this.settings.trancheTokens);
-    const deadline = Date.now() + this.settings.voucherWaitMs;
+    const want = this.price(tokens + this.price.settings.trancheTokens);
+    const deadline = Date.now() + this.price.settings.voucherWaitMs;
     let asked = false;
     for (;;) {
       const outcome = await this.auth.raise(need, want);
