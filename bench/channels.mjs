@@ -1,6 +1,8 @@
 // Vouchers accepted per second on one payment channel, on SQLite and on PostgreSQL: each step takes a new, higher
 // voucher (its EIP-712 signature checked) and reserves one call's price from it in the channel's locked row — the
-// whole of the channel rail's per-call work before the call runs. Vouchers are signed beforehand.
+// whole of the channel rail's per-call work before the call runs. Vouchers are signed beforehand. Then a metered
+// stream's two steps: a voucher sent on its own (what POST /v1/channels/{id}/vouchers does after parsing), and the
+// stream raising its hold by a tranche from the accepted voucher.
 //
 //   npm run build && node bench/channels.mjs        (BENCH_VOUCHERS: vouchers per database, default 2000)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +19,9 @@ requireBuild();
 const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
 const { openDb } = await import(dist('store/db.js'));
 const { loadConfig } = await import(dist('config.js'));
-const { registerChannel, spendFromChannel } = await import(dist('rails/channel/store.js'));
+const { acceptVoucher, raiseChannelHold, registerChannel, spendFromChannel } = await import(
+  dist('rails/channel/store.js')
+);
 const N = Number(process.env.BENCH_VOUCHERS ?? 2000);
 const ESCROW = '0x4d50500000000000000000000000000000000000';
 const CHAIN_ID = 1337;
@@ -42,22 +46,29 @@ const backend = {
   chainId: CHAIN_ID,
   escrow: ESCROW,
   idOf: () => channelId,
-  state: async () => ({ deposit: BigInt(PRICE * N * 2), settled: 0n, closeRequestedAt: 0 }),
+  state: async () => ({ deposit: BigInt(PRICE * N * 3), settled: 0n, closeRequestedAt: 0 }),
   close: async () => '0x',
 };
 const client = createClient({ transport: http('http://127.0.0.1:9') });
-const vouchers = [];
-for (let i = 1; i <= N; i++) {
-  const cumulative = BigInt(i * PRICE);
-  const signature = await Session.Precompile.Voucher.signVoucher(
-    client,
-    account,
-    { channelId, cumulativeAmount: cumulative },
-    ESCROW,
-    CHAIN_ID,
-  );
-  vouchers.push({ channelId, cumulative, signature });
+/** N vouchers, `PRICE` apart, the first at `from + PRICE`. */
+async function signed(from) {
+  const list = [];
+  for (let i = 1; i <= N; i++) {
+    const cumulative = BigInt(from + i * PRICE);
+    const signature = await Session.Precompile.Voucher.signVoucher(
+      client,
+      account,
+      { channelId, cumulativeAmount: cumulative },
+      ESCROW,
+      CHAIN_ID,
+    );
+    list.push({ channelId, cumulative, signature });
+  }
+  return list;
 }
+const vouchers = await signed(0);
+// Sent on their own after the N calls and the voucher signed ahead for N more (below).
+const alone = await signed(2 * N * PRICE);
 
 async function run(name, databaseUrl) {
   const dir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
@@ -83,12 +94,26 @@ async function run(name, databaseUrl) {
   t = performance.now();
   for (let i = 1; i < N; i++) await spendFromChannel(db, backend, big, PRICE);
   const same = performance.now() - t;
+  t = performance.now();
+  for (const v of alone) await acceptVoucher(db, backend, v);
+  const sent = performance.now() - t;
+  // A metered stream raising its hold N times, a micro-USD at a time, from what the last voucher leaves free.
+  let held = 0;
+  t = performance.now();
+  for (let i = 1; i <= N; i++) {
+    const raised = await raiseChannelHold(db, channelId, held, held + 1, held + 1);
+    if (!raised.raised) throw new Error(`the hold was not raised at step ${i}`);
+    held = raised.held;
+  }
+  const raise = performance.now() - t;
   await db.close();
   rmSync(dir, { recursive: true, force: true });
   const line = (label, ms) =>
     `${name.padEnd(11)} ${label.padEnd(34)} ${((N / ms) * 1000).toFixed(0).padStart(6)} /s   ${((ms / N) * 1000).toFixed(0)} µs each`;
   console.log(line('a new voucher per call', fresh));
   console.log(line('one voucher signed ahead, repeated', same));
+  console.log(line('a voucher sent on its own', sent));
+  console.log(line("a metered stream's hold raised", raise));
 }
 
 console.log(

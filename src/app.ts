@@ -60,6 +60,10 @@ export function createApp(deps: Deps): LaneApp {
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
     jobs: deps.jobs,
+    metering: deps.config.mpp.channels && {
+      trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
+      voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
+    },
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);

@@ -30,6 +30,10 @@ export interface MppChannelConfig {
   escrow: `0x${string}`;
   /** The key kasir settles and closes channels with (the channels' payee or operator). */
   operatorKey: `0x${string}`;
+  /** A metered stream holds the price of this many output tokens ahead of what it delivered. */
+  streamTrancheTokens: number;
+  /** How long a metered stream waits for a voucher it asked for before it ends. */
+  voucherWaitMs: number;
 }
 
 export interface MppConfig {
@@ -67,6 +71,8 @@ export const mppEnvShape = {
   MPP_CARD_MIN_MICRO_USD: z.coerce.number().int().min(1).default(500_000),
   MPP_CHANNEL_OPERATOR_KEY: optional,
   MPP_CHANNEL_ESCROW: optional,
+  MPP_CHANNEL_STREAM_TRANCHE_TOKENS: z.coerce.number().int().min(1).max(100_000).default(256),
+  MPP_CHANNEL_VOUCHER_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
 } as Record<string, z.ZodType>;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -110,7 +116,12 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
     problems.push('MPP_CHANNEL_OPERATOR_KEY: channels need the Tempo charge (MPP_TEMPO_RECIPIENT)');
   const channels =
     operatorKey && tempo
-      ? { escrow: escrow as `0x${string}`, operatorKey: operatorKey as `0x${string}` }
+      ? {
+          escrow: escrow as `0x${string}`,
+          operatorKey: operatorKey as `0x${string}`,
+          streamTrancheTokens: v.MPP_CHANNEL_STREAM_TRANCHE_TOKENS as number,
+          voucherWaitMs: v.MPP_CHANNEL_VOUCHER_WAIT_MS as number,
+        }
       : undefined;
   return {
     tempo,

@@ -11,6 +11,7 @@ import type { Media } from './media/service.js';
 import type { ChatRuntime } from './offers/chat.js';
 import type { OfferRegistry } from './offers/registry.js';
 import type { ChannelBackend } from './rails/channel/backend.js';
+import type { VoucherBell } from './rails/channel/voucher-bell.js';
 import type { OpenedMppRail } from './rails/mpp/open.js';
 import type { RailRegistry } from './rails/registry.js';
 import type { Db } from './store/db.js';
@@ -32,7 +33,7 @@ export interface Deps {
   /** The MPP rail's secrets (reloaded after a rotation); null when the rail is off. */
   mpp: Pick<OpenedMppRail, 'reload'> | null;
   /** Payment channels (their chain side and where they must pay); null when off. */
-  channels: { backend: ChannelBackend; payee: string; currency: string } | null;
+  channels: { backend: ChannelBackend; payee: string; currency: string; bell: VoucherBell } | null;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */
   chat: ChatRuntime;

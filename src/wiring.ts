@@ -22,6 +22,7 @@ import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
 import { type ChannelBackend, tempoChannelBackend } from './rails/channel/backend.js';
 import { createChannelRail } from './rails/channel/rail.js';
+import { VoucherBell } from './rails/channel/voucher-bell.js';
 import { openMppRail } from './rails/mpp/open.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
@@ -95,6 +96,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
             backend: options.channelBackend ?? tempoChannelBackend(tempo, channelConfig),
             payee: tempo.recipient,
             currency: tempo.currency,
+            bell: new VoucherBell(),
           }
         : null;
     if (mpp) closers.push(async () => mpp.close());

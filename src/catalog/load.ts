@@ -4,11 +4,11 @@ import type { ValidateFunction } from 'ajv';
 import type { FieldError } from '../http/errors.js';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
-import { PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
+import { estimateInputTokens, PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
 import { type ConsultCandidate, ConsultIndex } from './consult.js';
 import { chatModelShape, dataFileShape, mediaModelShape, recipeShape, toolShape } from './data-shape.js';
 import { exampleInput } from './examples.js';
-import { evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
+import { chatTokensCost, evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
 import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
 import { recipeInputSchema } from './recipe-schema.js';
 import { ruleProblems } from './rule-checks.js';
@@ -319,6 +319,15 @@ class CatalogImpl implements LoadedCatalog {
     if (!entry.price) throw new Error(`model ${entry.id} has no price rule`);
     const q = evaluateRule(entry.price, input, this.propsOf(entry));
     return { costMicroUsd: finalMicroUsd(q.cost, this.marginFor(entry)), unit: q.unit, units: q.units };
+  }
+
+  outputPrice(entry: CatalogEntry, input: Record<string, unknown>) {
+    if (entry.kind !== 'model' || entry.price?.kind !== 'chat_tokens') return undefined;
+    const rule = entry.price;
+    const margin = this.marginFor(entry);
+    // Counted once (the quote's count, cached): the price is asked again for every frame of the stream.
+    const inputTokens = estimateInputTokens(input);
+    return (outputTokens: number) => finalMicroUsd(chatTokensCost(rule, inputTokens, outputTokens), margin);
   }
 
   marginFor(entry: CatalogEntry): number {

@@ -193,6 +193,26 @@ function videoPixels(rule: Extract<PriceRule, { kind: 'video_tokens' }>, input: 
 
 // ---------------------------------------------------------------------------------------------- the rules
 
+type ChatTokensRule = Extract<PriceRule, { kind: 'chat_tokens' }>;
+
+/** Input and output costs of a chat call in micro-USD × 1M (the long-context rates when the input is long). */
+function chatTokenCosts(rule: ChatTokensRule, inputTokens: number, outputTokens: number) {
+  const long = rule.longContext && inputTokens > rule.longContext.aboveTokens ? rule.longContext : undefined;
+  return {
+    inCost: BigInt(inputTokens) * BigInt(long?.inputPer1M ?? rule.inputPer1M),
+    outCost: BigInt(outputTokens) * BigInt(long?.outputPer1M ?? rule.outputPer1M),
+  };
+}
+
+/**
+ * The upstream cost of a chat call of `inputTokens` that produced `outputTokens` (all choices together): what a metered
+ * stream has delivered so far. The same formula as the quote's, with the output counted instead of its ceiling.
+ */
+export function chatTokensCost(rule: ChatTokensRule, inputTokens: number, outputTokens: number): Cost {
+  const { inCost, outCost } = chatTokenCosts(rule, inputTokens, outputTokens);
+  return frac(inCost + outCost, ONE_MILLION);
+}
+
 /**
  * The upstream cost of one validated input. Formulas (rates in micro-USD, `per` default 1):
  * - flat: rate (unit `call` or `video`, the rate chosen by the input's tier, e.g. duration 5 or 10)
@@ -288,10 +308,7 @@ export function evaluateRule(
     case 'chat_tokens': {
       const inputTokens = estimateInputTokens(input, counter);
       const outputTokens = outputTokenCeiling(input) * choices(input);
-      const long =
-        rule.longContext && inputTokens > rule.longContext.aboveTokens ? rule.longContext : undefined;
-      const inCost = BigInt(inputTokens) * BigInt(long?.inputPer1M ?? rule.inputPer1M);
-      const outCost = BigInt(outputTokens) * BigInt(long?.outputPer1M ?? rule.outputPer1M);
+      const { inCost, outCost } = chatTokenCosts(rule, inputTokens, outputTokens);
       const outField =
         input.max_tokens === undefined && input.max_completion_tokens !== undefined
           ? 'max_completion_tokens'

@@ -214,4 +214,12 @@ export interface Catalog {
   prepare?(entry: CatalogEntry, input: Record<string, unknown>, bodyBytes: number): Promise<void> | undefined;
   validate(entry: CatalogEntry, input: unknown): Validation;
   quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote;
+  /**
+   * For an entry priced per output token: what the call costs had it produced only `outputTokens` (all choices),
+   * margin applied and rounded as a quote is, for a stream paid as it is delivered. Undefined for other entries.
+   */
+  outputPrice(
+    entry: CatalogEntry,
+    input: Record<string, unknown>,
+  ): ((outputTokens: number) => number) | undefined;
 }

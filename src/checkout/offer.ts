@@ -21,6 +21,22 @@ export type StreamEvent =
   /** The upstream finished; what it reported (usage, ids) is the offer's own business. */
   | { type: 'end' };
 
+/**
+ * How a stream's output is counted as it is delivered, for a payment taken a part at a time (a payment channel's
+ * metered stream): the checkout prices the count with the catalog's output price.
+ */
+export interface OutputMeter {
+  /** The output tokens `bytes` (complete frames) carry. */
+  tokensIn(bytes: Buffer): number;
+  /** The output tokens the upstream reported at its end, when it did. */
+  reported(end: StreamEvent & { type: 'end' }): number | undefined;
+  /**
+   * Closes a stream kasir ends before the upstream did (the payer authorized no more): the frames that finish the
+   * answer, and the end event `closingFrames` renders, stating `outputTokens` of output.
+   */
+  cutShort(outputTokens: number): { frames: Buffer; end: StreamEvent & { type: 'end' } };
+}
+
 export type OfferResult =
   /** A JSON body; the checkout adds the id, costMicroUsd and the receipt (and sends `headers`, e.g. X-Cache). */
   | { kind: 'json'; body: Record<string, unknown>; headers?: Record<string, string> }
@@ -33,6 +49,8 @@ export type OfferResult =
       kind: 'stream';
       events: AsyncIterable<StreamEvent>;
       closingFrames(end: StreamEvent & { type: 'end' }, stamp: CostStamp): Buffer;
+      /** Present when the offer said the input's stream can be metered (`Offer.metersStream`). */
+      meter?: OutputMeter;
     };
 
 /** Where an async job stands upstream. */
@@ -59,6 +77,8 @@ export interface Offer {
   job?: OfferJob;
   /** Throws an ApiError (e.g. 503 not configured) when the offer cannot run at all; called before any payment. */
   preflight?(input: Record<string, unknown>): void;
+  /** True when run() answers this input with a stream carrying an OutputMeter (a streamed chat). */
+  metersStream?(input: Record<string, unknown>): boolean;
   /** Runs the paid work; throws UpstreamError or ApiError on failure. */
   run(input: Record<string, unknown>, ctx: RunContext): Promise<OfferResult>;
 }

@@ -13,6 +13,7 @@ import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
 import {
   type Authorization,
+  type MeteredAuthorization,
   type PaidRequest,
   PaymentRefusal,
   type Rail,
@@ -30,7 +31,8 @@ import {
 } from './idempotency.js';
 import { type JobRunner, wantsAsync } from './jobs.js';
 import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
-import type { Offer, OfferResult, StreamEvent } from './offer.js';
+import type { Offer, OfferResult, OutputMeter, StreamEvent } from './offer.js';
+import { type MeteredPrice, type MeteringSettings, StreamTab } from './stream-tab.js';
 import { runFailure } from './upstream-errors.js';
 
 export interface CheckoutDeps {
@@ -42,6 +44,8 @@ export interface CheckoutDeps {
   publicBaseUrl: string;
   /** Runs async jobs (`Prefer: respond-async`); absent, every call is answered synchronously. */
   jobs?: JobRunner;
+  /** How streams are metered on rails that can meter them (payment channels); absent, none is. */
+  metering?: MeteringSettings;
 }
 
 export interface Sale {
@@ -189,15 +193,38 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const pricing = pricingOf(entry, quote);
   // A payment the rail refuses (or fails to settle) is answered with a fresh 402 listing every rail again.
   const refused = (refusal: PaymentRefusal) => paymentRequired(deps.rails, entry, quoteFor, req, refusal);
+  const metered = meteredPrice(deps, rail, sale, input, quote);
   let auth: Authorization;
   try {
-    auth = await rail.authorize(payer, pricing, req);
+    auth =
+      metered && rail.authorizeMetered
+        ? await rail.authorizeMetered(payer, pricing, req, metered(metered.settings.trancheTokens))
+        : await rail.authorize(payer, pricing, req);
   } catch (err) {
     if (recordKey) await abandonIdempotent(deps.db, recordKey);
     throw err instanceof PaymentRefusal ? await refused(err) : err;
   }
-  const call = new PaidCall(x, deps, sale, rail, auth, quote, recordKey, started, refused);
+  const call = new PaidCall(x, deps, sale, rail, auth, quote, recordKey, started, refused, metered);
   return call.run(input);
+}
+
+/**
+ * A stream is paid a part at a time as it is delivered when the rail can meter it, the offer will answer this input
+ * with a stream it can count, and the entry is priced by its output (a streamed chat on a payment channel).
+ */
+function meteredPrice(
+  deps: CheckoutDeps,
+  rail: Rail,
+  sale: Sale,
+  input: Record<string, unknown>,
+  quote: Quote,
+): MeteredPrice | undefined {
+  const settings = deps.metering;
+  if (!settings || !rail.authorizeMetered || sale.price || !sale.offer.metersStream?.(input))
+    return undefined;
+  const price = deps.catalog.outputPrice(sale.offer.entry, input);
+  if (!price) return undefined;
+  return Object.assign((tokens: number) => Math.min(quote.costMicroUsd, price(tokens)), { settings });
 }
 
 function replayStored(x: Exchange, stored: StoredResponse): Response {
@@ -217,6 +244,8 @@ class PaidCall {
     private readonly recordKey: string | null,
     private readonly started: number,
     private readonly refused: (refusal: PaymentRefusal) => Promise<ApiError>,
+    /** Set when a stream of this call is paid as it is delivered (the authorization is then a metered one). */
+    private readonly metered?: MeteredPrice,
   ) {}
 
   private usage(httpStatus: number, errorCode: string | null): UsageFacts {
@@ -287,9 +316,11 @@ class PaidCall {
    * Captures the payment. A wallet payment that cannot be settled (the payer spent the funds meanwhile, say) is
    * refused like a bad payment: the result is withheld, nothing is charged, a fresh 402 answers.
    */
-  private async settle(usage: UsageFacts): Promise<RailReceipt> {
+  private async settle(usage: UsageFacts, delivered?: number): Promise<RailReceipt> {
     try {
-      return await this.auth.capture(usage);
+      return delivered === undefined
+        ? await this.auth.capture(usage)
+        : await (this.auth as MeteredAuthorization).captureDelivered(usage, delivered);
     } catch (err) {
       if (!(err instanceof PaymentRefusal)) throw err;
       this.count('voided');
@@ -328,7 +359,8 @@ class PaidCall {
    * frames carry the cost. An upstream that dies mid-stream gets an explicit SSE error event and no charge.
    * A caller that disconnects mid-stream stops the upstream and is charged the quote: the answer was being
    * delivered, and stopping was the caller's choice. A stream cut short by kasir itself (an upstream failure, or
-   * the process dying) is not charged: its end never reached the caller.
+   * the process dying) is not charged: its end never reached the caller. A metered stream (see StreamTab) is charged
+   * the output delivered instead of the quote, and may end early, cleanly, when its payer authorizes no more.
    */
   private async stream(result: Extract<OfferResult, { kind: 'stream' }>): Promise<Response> {
     const iterator = result.events[Symbol.asyncIterator]();
@@ -342,8 +374,12 @@ class PaidCall {
     }
     const sink = this.x.openSse(this.auth.streamHeaders());
     sink.onDisconnect(() => this.abort.abort());
+    const tab =
+      this.metered && result.meter
+        ? new StreamTab(this.auth as MeteredAuthorization, result.meter, this.metered, this.abort)
+        : undefined;
     // The handler returns at once; the frames flow from here as the upstream sends them.
-    void this.pump(iterator, next.value, sink, result).catch((err) => {
+    void this.pump(iterator, next.value, sink, result, tab).catch((err) => {
       this.deps.log.error({ reqId: this.x.requestId, err }, 'stream settlement failed');
       sink.end();
     });
@@ -360,13 +396,27 @@ class PaidCall {
     first: StreamEvent,
     sink: SseSink,
     result: Extract<OfferResult, { kind: 'stream' }>,
+    tab?: StreamTab,
   ): Promise<void> {
     const sent: Buffer[] | null = this.recordKey ? [] : null;
+    const say = (bytes: Buffer) => {
+      sent?.push(bytes);
+      return sink.write(bytes);
+    };
     let event = first;
+    let unpaid = false;
     try {
       while (event.type === 'frame') {
-        sent?.push(event.bytes);
-        if (!(await sink.write(event.bytes))) break;
+        if (tab) {
+          // A metered stream forwards frames once their output is paid for, else ends here (see stopUnpaid).
+          if (!(await tab.pass(event.bytes, say))) {
+            unpaid = !sink.closed;
+            break;
+          }
+        } else {
+          sent?.push(event.bytes);
+          if (!(await sink.write(event.bytes))) break;
+        }
         const next = await iterator.next();
         if (next.done)
           throw new ApiError('upstream_error', 'the upstream stream ended without its final event');
@@ -380,10 +430,16 @@ class PaidCall {
       }
     }
 
+    if (unpaid && tab && result.meter) {
+      await this.stopUnpaid(iterator, sink, result, tab, result.meter, sent);
+      return;
+    }
+
     if (event.type === 'end') {
       let receipt: RailReceipt;
+      const charge = tab ? await tab.final(event) : undefined;
       try {
-        receipt = await this.settle(this.usage(200, null));
+        receipt = await this.settle(this.usage(200, null), charge);
       } catch (err) {
         // The frames were delivered, but the wallet payment did not settle: the stream ends with the refusal.
         // Anything else (the database down, say) is the pump's failure to log.
@@ -392,24 +448,53 @@ class PaidCall {
         return;
       }
       this.count('charged');
-      const tail = Buffer.concat([
-        result.closingFrames(event, { costMicroUsd: this.quote.costMicroUsd, receipt: receipt.receipt }),
-        DONE_FRAME,
-      ]);
-      sent?.push(tail);
-      // Stored before the caller sees the end, so an immediate retry with the same key replays it.
-      await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
-      receipt.commit?.();
-      sink.end(tail);
+      await this.finish(sink, result.closingFrames(event, this.stamp(receipt, charge)), receipt, sent);
       return;
     }
 
-    // The caller went away mid-stream: charged (see stream()); a retry with the same key replays what was sent.
+    // The caller went away mid-stream: charged (see stream()), a metered stream what it delivered; a retry with the
+    // same key replays what was sent.
     await iterator.return?.()?.catch(() => {});
-    const receipt = await this.settle(this.usage(499, 'client_disconnected'));
+    const receipt = await this.settle(this.usage(499, 'client_disconnected'), tab?.cost);
     receipt.commit?.();
     this.count('charged');
     await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
+  }
+
+  private stamp(receipt: RailReceipt, charge = this.quote.costMicroUsd) {
+    return { costMicroUsd: charge, receipt: receipt.receipt };
+  }
+
+  /** Ends a settled stream: the closing frames, the rail's receipt event if any, then `[DONE]`. */
+  private async finish(sink: SseSink, closing: Buffer, receipt: RailReceipt, sent: Buffer[] | null) {
+    const tail = Buffer.concat(receipt.event ? [closing, receipt.event, DONE_FRAME] : [closing, DONE_FRAME]);
+    sent?.push(tail);
+    // Stored before the caller sees the end, so an immediate retry with the same key replays it.
+    await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
+    receipt.commit?.();
+    sink.end(tail);
+  }
+
+  /**
+   * Ends a metered stream whose payer authorized no more (the wait ran out, the deposit is spent, the channel is
+   * closing): the upstream is stopped, the answer closed as cut at its length, and what was delivered charged.
+   */
+  private async stopUnpaid(
+    iterator: AsyncIterator<StreamEvent>,
+    sink: SseSink,
+    result: Extract<OfferResult, { kind: 'stream' }>,
+    tab: StreamTab,
+    meter: OutputMeter,
+    sent: Buffer[] | null,
+  ): Promise<void> {
+    this.abort.abort();
+    await iterator.return?.()?.catch(() => {});
+    const charge = tab.cost;
+    const receipt = await this.settle(this.usage(200, null), charge);
+    this.count('charged');
+    const cut = meter.cutShort(tab.tokens);
+    const closing = Buffer.concat([cut.frames, result.closingFrames(cut.end, this.stamp(receipt, charge))]);
+    await this.finish(sink, closing, receipt, sent);
   }
 
   /** Keeps a charged result for Idempotency-Key replays; a failure here never undoes the charge. */

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.js';
 import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
 import { type ChatProviders, isChatProviderName, missingSettingOf } from '../providers/registry.js';
 import type { ChatStreamEvent } from '../providers/types.js';
+import { chatOutputMeter } from './chat-meter.js';
 
 export interface ChatRuntime {
   providers: ChatProviders;
@@ -85,6 +86,7 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
         },
       );
     },
+    metersStream: (input) => input.stream === true,
     async run(input, ctx) {
       const call = { signal: ctx.signal, requestId: ctx.requestId };
       const body = upstreamBody(entry, input);
@@ -94,6 +96,7 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
           events: chat.router.stream(targets(), body, call),
           closingFrames: (end, stamp) =>
             closingFrame(end as Extract<ChatStreamEvent, { type: 'end' }>, entry.id, stamp),
+          meter: chatOutputMeter(entry.id, input),
         };
       }
       const completion = await chat.router.complete(targets(), body, call);

@@ -1,5 +1,6 @@
 /** The rails enabled on this server, in the order a request's credential is matched against them. */
 import { X402_FAMILIES } from '../config-x402.js';
+import { CHANNEL_ROUTES } from './channel/paths.js';
 import type { PaidRequest, Rail } from './types.js';
 
 export interface RailRegistry {
@@ -11,11 +12,13 @@ export interface RailRegistry {
 }
 
 /**
- * Which rails each route family accepts: the per-chain families only their wallet rail, every /v1/* route all
- * of them. A route family added later names its rails here, not in the checkout.
+ * Which rails each route family accepts: the per-chain families only their wallet rail, the channel variants only
+ * the channel rail, every other /v1/* route all of them. A route family added later names its rails here, not in the checkout.
  */
 export const ROUTE_RAILS: ReadonlyArray<readonly [prefix: string, rails: readonly string[] | '*']> = [
   ...X402_FAMILIES.map((family) => [`/${family}/`, ['x402']] as const),
+  // The payment-channel variants of the inference routes (/v1/channels/{id}/infer, …/chat/completions).
+  [CHANNEL_ROUTES, ['channel']],
   ['/', '*'],
 ];
 

@@ -2,6 +2,7 @@
 import type { PriceClass, Quote } from '../catalog/types.js';
 import type { SkillRail } from '../discovery/skill.js';
 import { ApiError } from '../http/errors.js';
+import type { CallSignal } from '../providers/call-signal.js';
 
 /** What a rail may read of the incoming request. */
 export interface PaidRequest {
@@ -74,6 +75,8 @@ export interface RailReceipt {
    * one call whose answer never left.
    */
   commit?: () => void;
+  /** For a metered stream: an SSE event the stream carries just before its end (a channel's `payment-receipt`). */
+  event?: Buffer;
 }
 
 /** Money reserved (or a payment verified) for one call, waiting for the outcome. */
@@ -86,6 +89,25 @@ export interface Authorization {
   void(usage: UsageFacts): Promise<RailReceipt>;
   /** Headers for a stream's start, before the outcome is known: what success will charge. */
   streamHeaders(): Record<string, string>;
+}
+
+/**
+ * A payment taken a part at a time while a stream is delivered (a payment channel's metered stream): the call holds
+ * what the payer authorized for it so far, raises the hold as the output grows, and charges what was delivered.
+ */
+export interface MeteredAuthorization extends Authorization {
+  /** What the call holds now (micro-USD): the output delivered never costs more. */
+  readonly held: number;
+  /**
+   * Raises the hold towards `want` (at least `need`) from what the payer has already authorized. When that falls
+   * short: `ask` is the SSE event asking the payer for more, or null when no more can be asked (the channel is
+   * closing, or its deposit cannot cover `need`).
+   */
+  raise(need: number, want: number): Promise<{ raised: true } | { raised: false; ask: Buffer | null }>;
+  /** Resolves once the payer may have authorized more (a new voucher, here or on another instance), within `ms`. */
+  nudge(ms: number, signal: CallSignal): Promise<void>;
+  /** Charges `amount` (at most `held`), gives the rest back and records the usage. */
+  captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt>;
 }
 
 /**
@@ -122,6 +144,16 @@ export interface Rail {
   identify(req: PaidRequest): Promise<Payer>;
   /** Reserves or verifies the payment for the quote; throws ApiError (402 with the reason) when refused. */
   authorize(payer: Payer, pricing: Pricing, req: PaidRequest): Promise<Authorization>;
+  /**
+   * Present on rails that can meter a stream: authorizes `first` (the price of the first part of the output) with
+   * `pricing.quote` as the ceiling; throws like authorize() when refused.
+   */
+  authorizeMetered?(
+    payer: Payer,
+    pricing: Pricing,
+    req: PaidRequest,
+    first: number,
+  ): Promise<MeteredAuthorization>;
   /**
    * Headers for an answer that authorized and charged nothing (bad input, an unknown model, a price above
    * X-Max-Price, …), for a rail that states the payer's position on every response; null when the request

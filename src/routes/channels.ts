@@ -1,7 +1,8 @@
 /**
  * Payment channels: register one opened on chain (POST /v1/channels), read it (GET /v1/channels/{id}), close and
  * settle it (POST /v1/channels/{id}/close); the operator lists them at GET /v1/admin/channels (routes/admin.ts).
- * Paid calls on a channel are the ordinary /v1/* routes with a `Payment-Voucher` header (rails/channel).
+ * Paid calls on a channel are the ordinary /v1/* routes with a `Payment-Voucher` header (rails/channel); a metered
+ * stream that asks for more is sent a higher voucher at POST /v1/channels/{id}/vouchers.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Deps } from '../deps.js';
@@ -9,7 +10,13 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 import type { ChannelDescriptor } from '../rails/channel/backend.js';
-import { channelView, closeChannel, readChannel, registerChannel } from '../rails/channel/store.js';
+import {
+  acceptVoucher,
+  channelView,
+  closeChannel,
+  readChannel,
+  registerChannel,
+} from '../rails/channel/store.js';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
@@ -23,6 +30,13 @@ const Descriptor = z.object({
   expiringNonceHash: Bytes32,
 });
 const ChannelId = z.object({ id: Bytes32 });
+const VoucherBody = z.object({
+  cumulative: z
+    .string()
+    .regex(/^\d{1,30}$/, 'must be the cumulative amount in base units, as a decimal string')
+    .openapi({ example: '250000' }),
+  signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be the 65-byte EIP-712 voucher signature'),
+});
 const View = z.record(z.string(), z.unknown()).openapi('PaymentChannel');
 const ok = (description: string) => ({ description, content: { 'application/json': { schema: View } } });
 
@@ -69,6 +83,32 @@ export function mountChannelRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
       on();
       const row = await readChannel(deps.db, c.req.valid('param').id);
       if (!row) throw new ApiError('not_found', 'no such channel here');
+      return c.json(channelView(row), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/channels/{id}/vouchers',
+      tags: ['channels'],
+      summary:
+        'Send a higher voucher on its own: what a metered stream asks for with `payment-need-voucher` (it resumes)',
+      request: {
+        params: ChannelId,
+        body: { required: true, content: { 'application/json': { schema: VoucherBody } } },
+      },
+      responses: { 200: ok('The channel with the voucher accepted'), ...pickErrors(400, 402, 503) },
+    }),
+    async (c) => {
+      const ch = on();
+      const { id } = c.req.valid('param');
+      const { cumulative, signature } = c.req.valid('json');
+      const row = await acceptVoucher(deps.db, ch.backend, {
+        channelId: id as `0x${string}`,
+        cumulative: BigInt(cumulative),
+        signature: signature as `0x${string}`,
+      });
+      ch.bell.ring(row.id);
       return c.json(channelView(row), 200);
     },
   );

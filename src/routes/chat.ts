@@ -6,9 +6,11 @@ import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import { invalidInput } from '../http/errors.js';
-import type { Exchange } from '../http/exchange.js';
+import { type Exchange, exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
+import { CHANNEL_ROUTES } from '../rails/channel/paths.js';
+import { channelVariant } from './channel-variants.js';
 
 const Message = z
   .object({
@@ -75,7 +77,9 @@ const chatRoute = createRoute({
     'and only on success. `stream: true` answers server-sent events in chat-chunk format, ending with a chunk that ' +
     'carries `usage`, `costMicroUsd` and `receipt`, then `data: [DONE]`. If the upstream fails mid-stream an ' +
     '`event: error` frame is sent and nothing is charged; if the caller disconnects mid-stream the upstream is ' +
-    'stopped and the quote is charged. Unknown fields pass through to upstreams that take them.',
+    'stopped and the quote is charged. On a payment channel a stream is metered instead: it is charged the output ' +
+    'delivered, and asks for a higher voucher with `event: payment-need-voucher` as it goes (see README, Payment ' +
+    'channels). Unknown fields pass through to upstreams that take them.',
   request: { body: { required: true, content: { 'application/json': { schema: ChatRequest } } } },
   responses: {
     200: {
@@ -88,8 +92,7 @@ const chatRoute = createRoute({
 
 export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
   app.openAPIRegistry.registerPath(chatRoute);
-  // A lane: the most called paid route is answered by the Node server itself (see http/lanes.ts).
-  app.postLane('/v1/chat/completions', (x: Exchange) =>
+  const handle = (x: Exchange) =>
     sell(x, checkoutDeps, async () => {
       const raw = await x.readBody(BODY_LIMITS.chat);
       const body = parseJsonBody(raw);
@@ -99,6 +102,11 @@ export function mountChatRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkout
         throw invalidInput([{ field: 'model', message: `${entry.id} is not a chat model${where}` }]);
       }
       return { offer: deps.offers.offerFor(entry), input: body, rawBody: raw };
-    }),
-  );
+    });
+  // A lane: the most called paid route is answered by the Node server itself (see http/lanes.ts).
+  app.postLane('/v1/chat/completions', handle);
+  if (deps.channels) {
+    app.openAPIRegistry.registerPath(channelVariant(chatRoute));
+    app.post(`${CHANNEL_ROUTES}:id/chat/completions`, (c) => handle(exchangeOf(c)));
+  }
 }

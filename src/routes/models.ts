@@ -18,6 +18,8 @@ import { exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
 import { inlineFileAliases } from '../offers/media-files.js';
+import { CHANNEL_ROUTES } from '../rails/channel/paths.js';
+import { channelVariant } from './channel-variants.js';
 
 const MediaObject = z
   .object({ url: z.url(), contentType: z.string(), sizeBytes: z.number().int() })
@@ -119,8 +121,9 @@ export function mountModelRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkou
     return c.json(status, 200, { 'cache-control': 'no-store' });
   });
   for (const route of ROUTES) {
-    app.openAPIRegistry.registerPath(openApiRoute(route.path, route.summary, route.example));
-    app.post(route.path, (c: Context<AppEnv>) => {
+    const openApi = openApiRoute(route.path, route.summary, route.example);
+    app.openAPIRegistry.registerPath(openApi);
+    const handle = (c: Context<AppEnv>) => {
       const x = exchangeOf(c);
       return sell(x, checkoutDeps, async () => {
         const raw = await x.readBody(BODY_LIMITS.media);
@@ -141,6 +144,11 @@ export function mountModelRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkou
         if (entry.category !== 'chat') await inlineFileAliases(entry, body);
         return { offer: deps.offers.offerFor(entry), input: body, rawBody: raw, nestOutput: true };
       });
-    });
+    };
+    app.post(route.path, handle);
+    if (route.path === INFER_ROUTE && deps.channels) {
+      app.openAPIRegistry.registerPath(channelVariant(openApi));
+      app.post(`${CHANNEL_ROUTES}:id/infer`, handle);
+    }
   }
 }

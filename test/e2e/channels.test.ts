@@ -5,60 +5,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Session } from 'mppx/tempo';
-import { createClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
 import { ESCROW, type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
+import { ADMIN, CHAIN_ID, channelEnv, PAYEE, payerOn } from '../support/channel-payer.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
-const CHAIN_ID = 1337;
-const PATH_USD = '0x20c0000000000000000000000000000000000000';
-const PAYEE = privateKeyToAccount(generatePrivateKey()).address;
-const ZERO = '0x0000000000000000000000000000000000000000';
 const MODEL = 'openai/gpt-4.1-mini';
-const ADMIN = 'channel-admin-token-0123456789';
-
-const signerClient = createClient({ transport: http('http://127.0.0.1:9') });
-
-const channelEnv = {
-  MPP_TEMPO_RECIPIENT: PAYEE,
-  MPP_TEMPO_RPC_URL: 'http://127.0.0.1:9',
-  MPP_TEMPO_CHAIN_ID: String(CHAIN_ID),
-  MPP_TEMPO_CURRENCY: PATH_USD,
-  MPP_CHANNEL_OPERATOR_KEY: generatePrivateKey(),
-  ADMIN_TOKEN: ADMIN,
-};
-
-/** A payer with a channel of `deposit` on the fake escrow, and a way to sign its vouchers. */
-function payerOn(escrow: FakeEscrow, deposit: bigint) {
-  const key = generatePrivateKey();
-  const account = privateKeyToAccount(key);
-  const descriptor: ChannelDescriptor = {
-    payer: account.address,
-    payee: PAYEE,
-    operator: ZERO,
-    token: PATH_USD,
-    salt: `0x${Buffer.from(key.slice(2, 34)).toString('hex').slice(0, 64).padEnd(64, '0')}`,
-    authorizedSigner: ZERO,
-    expiringNonceHash: `0x${'ab'.repeat(32)}`,
-  };
-  const id = escrow.open(descriptor, deposit);
-  const voucher = async (cumulative: number, by = account) => {
-    const signature = await Session.Precompile.Voucher.signVoucher(
-      signerClient,
-      by,
-      { channelId: id, cumulativeAmount: BigInt(cumulative) },
-      ESCROW,
-      CHAIN_ID,
-    );
-    return `channel="${id}", cumulative="${cumulative}", signature="${signature}"`;
-  };
-  return { id, descriptor, voucher };
-}
 
 describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
   let escrow: FakeEscrow;
@@ -186,9 +142,68 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     expect(early.status).toBe(409);
     expect(await running).toContain('data: [DONE]');
     kasir.openai.setScript({});
+    // A stream on a channel is metered: charged the output the upstream reported (the fake's 13 tokens).
+    const delivered = kasir.quote({ ...body, max_tokens: 13 });
+    expect(await view(p.id)).toMatchObject({ spent: delivered, in_flight: 0, units: 1 });
     const closed = await kasir.app.request(`/v1/channels/${p.id}/close`, { method: 'POST' });
     expect(closed.status).toBe(200);
-    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(q) });
+    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: BigInt(delivered) });
+  });
+
+  it('sells the inference routes on /v1/channels/{id}/…, paid only by a voucher of that channel', async () => {
+    const p = payerOn(escrow, 2_000_000n);
+    await register(p.descriptor);
+    const other = payerOn(escrow, 2_000_000n);
+    await register(other.descriptor);
+    const q = price();
+    const variant = async (route: string, body: Record<string, unknown>, headers: Record<string, string>) =>
+      kasir.app.request(`/v1/channels/${p.id}/${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const chat = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await p.voucher(q),
+    });
+    expect(chat.status).toBe(200);
+    expect(await chat.json()).toMatchObject({ model: MODEL, costMicroUsd: q, receipt: { rail: 'channel' } });
+    const infer = await variant('infer', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await p.voucher(2 * q),
+    });
+    expect(infer.status).toBe(200);
+    expect(await infer.json()).toMatchObject({
+      model: MODEL,
+      costMicroUsd: q,
+      output: { object: 'chat.completion' },
+    });
+    // Another channel's voucher, or no voucher, is a 402 that lists the channel rail alone.
+    const foreign = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
+      'payment-voucher': await other.voucher(q),
+    });
+    expect(foreign.status).toBe(402);
+    expect(JSON.stringify(await foreign.json())).toContain(`paid from channel ${p.id.toLowerCase()}`);
+    const unnamed = await kasir.app.request('/v1/channels/not-a-channel/infer', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-voucher': await p.voucher(3 * q) },
+      body: JSON.stringify(chatBody(MODEL, 'x')),
+    });
+    expect(unnamed.status).toBe(402);
+    const unpaid = await variant('infer', chatBody(MODEL, 'x'), {});
+    expect(unpaid.status).toBe(402);
+    const rails = ((await unpaid.json()) as { error: { details: { rails: Array<{ rail: string }> } } }).error
+      .details.rails;
+    expect(rails.map((r) => r.rail)).toEqual(['channel']);
+    // Bad input: a 400 naming the field, nothing spent.
+    const bad = await variant('infer', { messages: [] }, { 'payment-voucher': await p.voucher(3 * q) });
+    expect(bad.status).toBe(400);
+    expect(await view(p.id)).toMatchObject({ spent: 2 * q, units: 2 });
+    expect(await view(other.id)).toMatchObject({ spent: 0 });
+    const doc = (await (await kasir.app.request('/openapi.json')).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/channels/{id}/infer', '/v1/channels/{id}/chat/completions']),
+    );
   });
 
   it('closes with the highest voucher, capturing exactly what was spent, and takes no voucher after', async () => {

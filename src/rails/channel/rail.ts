@@ -6,12 +6,15 @@
  */
 import { nowIso } from '../../ledger/ids.js';
 import { recordWalletUsage } from '../../ledger/wallet-payments.js';
+import type { CallSignal } from '../../providers/call-signal.js';
 import type { Db } from '../../store/db.js';
-import type { Authorization, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
+import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
 import { PaymentRefusal } from '../types.js';
 import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
-import { settleChannelCall, spendFromChannel, type Voucher } from './store.js';
+import { channelOfPath } from './paths.js';
+import { raiseChannelHold, settleChannelCall, spendFromChannel, type Voucher } from './store.js';
+import type { VoucherBell } from './voucher-bell.js';
 
 export const PAYMENT_VOUCHER = 'payment-voucher';
 
@@ -33,8 +36,13 @@ export function parseVoucher(header: string): Voucher | null {
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** How often a metered stream waiting for a voucher reads the channel again (one sent to another instance). */
+export const VOUCHER_POLL_MS = 250;
+
 export interface ChannelRailDeps {
   db: Db;
+  /** Wakes this process's waiting metered streams when a voucher for their channel is accepted. */
+  bell: VoucherBell;
   backend: ChannelBackend;
   payee: string;
   currency: string;
@@ -44,15 +52,26 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
   const { db, backend } = deps;
   const network = `eip155:${backend.chainId}`;
 
-  class ChannelAuthorization implements Authorization {
+  class ChannelAuthorization implements MeteredAuthorization {
     constructor(
       readonly payer: Payer,
-      readonly amountMicroUsd: number,
+      /** What the call holds (for a metered stream, raised as its output grows). */
+      public held: number,
       private readonly channelId: string,
       private readonly route: string,
-      private readonly accepted: number,
-      private readonly spent: number,
+      private accepted: number,
+      private spent: number,
     ) {}
+
+    get amountMicroUsd() {
+      return this.held;
+    }
+
+    /** The channel's voucher and spend as last read, for the receipt. */
+    private seen(row: { accepted: number; spent: number }) {
+      this.accepted = row.accepted;
+      this.spent = row.spent;
+    }
 
     private async record(usage: UsageFacts, charged: number) {
       const row = usageRow(usage, { rail: 'channel', payer: this.payer, chargedMicroUsd: charged });
@@ -76,26 +95,84 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       return { 'payment-receipt': encode(this.receipt()) };
     }
 
-    async capture(usage: UsageFacts): Promise<RailReceipt> {
-      await settleChannelCall(db, this.channelId, this.amountMicroUsd, true);
-      await this.record(usage, this.amountMicroUsd);
+    capture(usage: UsageFacts): Promise<RailReceipt> {
+      return this.captureDelivered(usage, this.held);
+    }
+
+    async captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt> {
+      const charged = Math.min(amount, this.held);
+      this.seen(await settleChannelCall(db, this.channelId, this.held, charged, true));
+      await this.record(usage, charged);
+      const receipt = this.receipt();
       return {
-        headers: { 'payment-receipt': encode(this.receipt()), 'cache-control': 'private' },
+        headers: { 'payment-receipt': encode(receipt), 'cache-control': 'private' },
         receipt: {
           rail: 'channel',
           channel_id: this.channelId,
           accepted_cumulative: this.accepted,
           spent: this.spent,
-          charged_micro_usd: this.amountMicroUsd,
+          charged_micro_usd: charged,
         },
+        event: Buffer.from(`event: payment-receipt\ndata: ${JSON.stringify(receipt)}\n\n`),
       };
     }
 
     async void(usage: UsageFacts): Promise<RailReceipt> {
-      await settleChannelCall(db, this.channelId, this.amountMicroUsd, false);
+      await settleChannelCall(db, this.channelId, this.held, 0, false);
       await this.record(usage, 0);
       return { headers: {}, receipt: { rail: 'channel', channel_id: this.channelId, charged_micro_usd: 0 } };
     }
+
+    async raise(need: number, want: number) {
+      const outcome = await raiseChannelHold(db, this.channelId, this.held, need, want);
+      const { row } = outcome;
+      this.seen(row);
+      if (outcome.raised) {
+        this.held = outcome.held;
+        return { raised: true as const };
+      }
+      // What the channel needs signed for this call to hold `want`: everything spent (this call's hold included)
+      // plus the rest; capped by the deposit, and no ask at all when even `need` is past it.
+      const required = Math.min(row.spent + (want - this.held), row.deposit);
+      if (outcome.closing || required < row.spent + (need - this.held))
+        return { raised: false as const, ask: null };
+      const ask = {
+        channelId: this.channelId,
+        requiredCumulative: String(required),
+        acceptedCumulative: String(row.accepted),
+        deposit: String(row.deposit),
+      };
+      return {
+        raised: false as const,
+        ask: Buffer.from(`event: payment-need-voucher\ndata: ${JSON.stringify(ask)}\n\n`),
+      };
+    }
+
+    nudge(ms: number, signal: CallSignal) {
+      return deps.bell.wait(this.channelId, Math.min(ms, VOUCHER_POLL_MS), signal);
+    }
+  }
+
+  /** Takes the caller's voucher and reserves `amount` of it for the call. */
+  async function reserve(payer: Payer, req: PaidRequest, amount: number): Promise<ChannelAuthorization> {
+    const voucher = payer.detail as Voucher | null;
+    if (!voucher) {
+      throw new PaymentRefusal(
+        'payment_malformed',
+        'Payment-Voucher must be channel="0x<64 hex>", cumulative="<base units>", signature="0x<130 hex>"',
+      );
+    }
+    const bound = channelOfPath(req.path);
+    if (bound !== null && bound !== voucher.channelId.toLowerCase()) {
+      throw new PaymentRefusal(
+        'payment_malformed',
+        `this route is paid from channel ${bound}; the Payment-Voucher is for ${voucher.channelId}`,
+      );
+    }
+    const row = await spendFromChannel(db, backend, voucher, amount);
+    deps.bell.ring(row.id);
+    const address = `did:pkh:eip155:${backend.chainId}:${row.payer}`;
+    return new ChannelAuthorization({ ...payer, address }, amount, row.id, req.path, row.accepted, row.spent);
   }
 
   return {
@@ -117,19 +194,8 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       };
     },
 
-    async authorize(payer, pricing, req) {
-      const voucher = payer.detail as Voucher | null;
-      if (!voucher) {
-        throw new PaymentRefusal(
-          'payment_malformed',
-          'Payment-Voucher must be channel="0x<64 hex>", cumulative="<base units>", signature="0x<130 hex>"',
-        );
-      }
-      const cost = pricing.quote.costMicroUsd;
-      const row = await spendFromChannel(db, backend, voucher, cost);
-      const address = `did:pkh:eip155:${backend.chainId}:${row.payer}`;
-      return new ChannelAuthorization({ ...payer, address }, cost, row.id, req.path, row.accepted, row.spent);
-    },
+    authorize: (payer, pricing, req) => reserve(payer, req, pricing.quote.costMicroUsd),
+    authorizeMetered: (payer, _pricing, req, first) => reserve(payer, req, first),
 
     challenge(pricing) {
       return {
@@ -154,6 +220,9 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
           'Open a TIP-1034 channel on Tempo to the payee this server names in its 402, register it with ' +
           '`POST /v1/channels {"descriptor": {...}}`, then pay each /v1/* call with `Payment-Voucher: channel="<id>", ' +
           'cumulative="<total>", signature="<voucher>"` (cumulative in base units, covering all calls so far). ' +
+          'A streamed chat is metered: when it sends `event: payment-need-voucher`, POST a voucher for its ' +
+          '`requiredCumulative` to `/v1/channels/<id>/vouchers` and it resumes. `/v1/channels/<id>/infer` and ' +
+          "`/v1/channels/<id>/chat/completions` take only that channel's vouchers. " +
           '`POST /v1/channels/<id>/close` settles on chain.',
         example: `curl ${baseUrl}/v1/channels/0x…   # the channel's deposit, accepted voucher and spend`,
       };

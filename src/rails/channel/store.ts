@@ -203,17 +203,72 @@ export async function spendFromChannel(
   return outcome.row;
 }
 
-/** Gives back a reserved amount (the call failed) or counts a served call; either way it is no longer in flight. */
-export async function settleChannelCall(db: Db, id: string, amount: number, served: boolean): Promise<void> {
-  await db.kysely
+/**
+ * Takes a voucher sent on its own (a metered stream asked for more): checked and persisted exactly as a call's
+ * voucher is, with nothing reserved.
+ */
+export function acceptVoucher(
+  db: Db,
+  backend: ChannelBackend,
+  voucher: Voucher,
+): Promise<PaymentChannelTable> {
+  return spendFromChannel(db, backend, voucher, 0);
+}
+
+/** Where a metered call's hold stands after an attempt to raise it. */
+export type HoldRaise =
+  | { raised: true; held: number; row: PaymentChannelTable }
+  | { raised: false; row: PaymentChannelTable; closing: boolean };
+
+/**
+ * Raises a running call's hold from `held` towards `want`, at least to `need`, from what the accepted vouchers
+ * still cover (they may also pay other calls running at the same time, so the room is read with the row locked).
+ */
+export async function raiseChannelHold(
+  db: Db,
+  id: string,
+  held: number,
+  need: number,
+  want: number,
+): Promise<HoldRaise> {
+  return db.kysely.transaction().execute(async (trx): Promise<HoldRaise> => {
+    let query = trx.selectFrom('payment_channels').selectAll().where('id', '=', id);
+    if (db.kind === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirstOrThrow();
+    const more = Math.min(want - held, row.accepted - row.spent);
+    if (held + more < need) return { raised: false, row, closing: row.close_requested_at !== null };
+    const updated = await trx
+      .updateTable('payment_channels')
+      .set({ spent: row.spent + more, in_flight: row.in_flight + more, updated_at: nowIso() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { raised: true, held: held + more, row: updated };
+  });
+}
+
+/**
+ * Ends a call that held `held`: `charged` of it stays spent (the whole hold for a served call, what was delivered
+ * for a metered stream, nothing for a failed call) and the rest is given back; either way nothing is in flight.
+ */
+export async function settleChannelCall(
+  db: Db,
+  id: string,
+  held: number,
+  charged: number,
+  served: boolean,
+): Promise<Pick<PaymentChannelTable, 'accepted' | 'spent'>> {
+  return db.kysely
     .updateTable('payment_channels')
-    .set((eb) =>
-      served
-        ? { units: eb('units', '+', 1), in_flight: eb('in_flight', '-', amount), updated_at: nowIso() }
-        : { spent: eb('spent', '-', amount), in_flight: eb('in_flight', '-', amount), updated_at: nowIso() },
-    )
+    .set((eb) => ({
+      spent: eb('spent', '-', held - charged),
+      in_flight: eb('in_flight', '-', held),
+      units: eb('units', '+', served ? 1 : 0),
+      updated_at: nowIso(),
+    }))
     .where('id', '=', id)
-    .execute();
+    .returning(['accepted', 'spent'])
+    .executeTakeFirstOrThrow();
 }
 
 /** Stops taking vouchers, closes on chain with the highest voucher (capturing what was spent), and finalizes. */
