@@ -4,9 +4,9 @@
  * (`POST /v2/transcript`); `GET /v2/transcript/{id}` reads it until it is completed or errored. AssemblyAI has no
  * way to stop a transcript in progress, so the queue has no cancel.
  */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
-import { type PollTiming, runQueued } from '../media/queue.js';
+import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { assemblyAiHeaders, assemblyAiTrustedHosts } from './config.js';
 import { audioInput, transcriptBody } from './request.js';
@@ -51,12 +51,8 @@ export function createAssemblyAiProvider(
       return transcriptOutput(await read(handle, signal));
     },
   };
-  return {
-    name: 'assemblyai',
+  return queuedProvider('assemblyai', config, queue, timing, {
     fileInputs: 'url',
     trusted: assemblyAiTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.assemblyai.key,
-    queue,
-    run: (call) => runQueued(queue, call, timing, 'assemblyai'),
-  };
+  });
 }

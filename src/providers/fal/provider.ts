@@ -1,7 +1,7 @@
 /** The fal adapter: every fal model through its queue (submit, status, result, cancel) at FAL_BASE_URL. */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
-import { type PollTiming, runQueued } from '../media/queue.js';
+import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { falHeaders, falTrustedHosts } from './config.js';
 import { falAppId, falBody } from './request.js';
@@ -33,12 +33,8 @@ export function createFalProvider(
       await client.putEmpty(path(handle, 'cancel'), headers, signal);
     },
   };
-  return {
-    name: 'fal',
+  return queuedProvider('fal', config, queue, timing, {
     fileInputs: 'url',
     trusted: falTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.fal.key,
-    queue,
-    run: (call) => runQueued(queue, call, timing, 'fal'),
-  };
+  });
 }

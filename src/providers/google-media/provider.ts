@@ -5,7 +5,7 @@
  */
 import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
-import { type PollTiming, runQueued } from '../media/queue.js';
+import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { googleHeaders, googleTrustedHosts } from './config.js';
 import { familyOf, googleRequest } from './request.js';
@@ -48,12 +48,8 @@ export function createGoogleVideoProvider(
       return operationVideos(await read(handle, signal), headers);
     },
   };
-  return {
-    name: 'google',
+  return queuedProvider('google', config, queue, timing, {
     fileInputs: 'bytes',
     trusted: googleTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.google.key,
-    queue,
-    run: (call) => runQueued(queue, call, timing, 'google'),
-  };
+  });
 }

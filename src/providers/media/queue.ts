@@ -1,7 +1,11 @@
-/** Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result. */
+/**
+ * Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result; and
+ * builds the adapter of a provider that works as such a queue.
+ */
+import { PROVIDER_ENV, type ProviderConfig, type ProviderName } from '../../config.js';
 import { CallAbort, type CallSignal, pause } from '../call-signal.js';
 import { UpstreamError } from '../types.js';
-import type { MediaCall, MediaOutput, MediaQueue } from './types.js';
+import type { MediaCall, MediaOutput, MediaProvider, MediaQueue } from './types.js';
 
 export interface PollTiming {
   /** First wait between status reads; each next wait is 1.5× the last, up to `maxMs`. */
@@ -57,4 +61,21 @@ export async function runQueued(
 ): Promise<MediaOutput> {
   const handle = await queue.submit(call);
   return awaitQueued(queue, handle, call.signal, timing, provider);
+}
+
+/** A provider that works as a queue: each call submitted and polled to its end; it can run once its key is set. */
+export function queuedProvider(
+  name: ProviderName,
+  config: ProviderConfig,
+  queue: MediaQueue,
+  timing: PollTiming,
+  files: Pick<MediaProvider, 'fileInputs' | 'trusted'>,
+): MediaProvider {
+  return {
+    name,
+    ...files,
+    missing: config.apiKey ? null : PROVIDER_ENV[name].key,
+    queue,
+    run: (call) => runQueued(queue, call, timing, name),
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
-import { type PollTiming, runQueued } from '../media/queue.js';
+import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { UpstreamError } from '../types.js';
 import { openAiHeaders, openAiTrustedHosts, SPEECH_ANSWER_LIMIT } from './config.js';
@@ -98,12 +98,8 @@ export function createOpenAiVideoProvider(
       await client.deleteResource(path(handle), headers, signal);
     },
   };
-  return {
-    name: 'openai',
+  return queuedProvider('openai', config, queue, timing, {
     fileInputs: 'bytes',
     trusted: openAiTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.openai.key,
-    queue,
-    run: (call) => runQueued(queue, call, timing, 'openai'),
-  };
+  });
 }

@@ -2,9 +2,9 @@
  * The Runway adapter: video generation tasks at RUNWAY_BASE_URL. Submitting creates the task (text, image or
  * video to video), `GET /v1/tasks/{id}` is polled with backoff, and `DELETE /v1/tasks/{id}` cancels a task given up.
  */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
-import { type PollTiming, runQueued } from '../media/queue.js';
+import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { runwayHeaders, runwayTrustedHosts } from './config.js';
 import { taskRequest } from './request.js';
@@ -33,12 +33,8 @@ export function createRunwayProvider(
       await client.deleteResource(`/v1/tasks/${String(handle.id)}`, headers, signal);
     },
   };
-  return {
-    name: 'runway',
+  return queuedProvider('runway', config, queue, timing, {
     fileInputs: 'url',
     trusted: runwayTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.runway.key,
-    queue,
-    run: (call) => runQueued(queue, call, timing, 'runway'),
-  };
+  });
 }
