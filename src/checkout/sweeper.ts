@@ -12,11 +12,7 @@ import { sweepIdempotency } from './idempotency.js';
 const REPLAY_WINDOW_SECONDS = 24 * 3600;
 
 /** Sweeps once as of `now`; each channel hold given back is logged at warn on `log` (the call's money, no secret). */
-export async function sweepOnce(
-  db: Db,
-  holdTtlSeconds: number,
-  options: { now?: Date; log?: Logger } = {},
-) {
+export async function sweepOnce(db: Db, holdTtlSeconds: number, options: { now?: Date; log?: Logger } = {}) {
   const now = options.now ?? new Date();
   const holds = await sweepExpiredHolds(db, now);
   const idempotency = await sweepIdempotency(
