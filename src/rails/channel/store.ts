@@ -10,11 +10,13 @@
  * close. Every statement that touches a hold row does so before the channel's row, so the sweeper, the call and
  * other calls never wait on each other in a cycle.
  */
+
+import type { Kysely } from 'kysely';
 import { Session } from 'mppx/tempo';
 import { ApiError } from '../../http/errors.js';
 import { newId, nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
-import type { PaymentChannelTable } from '../../store/schema.js';
+import type { Database, PaymentChannelTable } from '../../store/schema.js';
 import { PaymentRefusal } from '../types.js';
 import type { ChannelBackend, ChannelDescriptor } from './backend.js';
 
@@ -321,49 +323,77 @@ export async function settleChannelCall(
   charged: number,
   served: boolean,
 ): Promise<SettledCall> {
+  if (db.kind === 'postgres') {
+    // One round trip for the usual end of a call (this runs once per paid call).
+    const { rows } = await db.pool.query<SettledCall>({
+      name: 'kasir_channel_settle',
+      text: SETTLE_SQL,
+      values: [hold.id, charged, served ? 1 : 0, nowIso()],
+    });
+    return rows[0] ?? settleLate(db.kysely, hold, charged, served);
+  }
   return db.kysely.transaction().execute(async (trx): Promise<SettledCall> => {
     const mine = await trx
       .deleteFrom('channel_holds')
       .where('id', '=', hold.id)
       .returning('amount')
       .executeTakeFirst();
-    if (mine) {
-      const kept = Math.min(charged, mine.amount);
-      const row = await trx
-        .updateTable('payment_channels')
-        .set((eb) => ({
-          spent: eb('spent', '-', mine.amount - kept),
-          in_flight: eb('in_flight', '-', mine.amount),
-          units: eb('units', '+', served ? 1 : 0),
-          updated_at: nowIso(),
-        }))
-        .where('id', '=', hold.channelId)
-        .returning(['accepted', 'spent'])
-        .executeTakeFirstOrThrow();
-      return { ...row, charged: kept };
-    }
-    if (served) {
-      const late = await trx
-        .updateTable('payment_channels')
-        .set((eb) => ({
-          spent: eb('spent', '+', charged),
-          units: eb('units', '+', 1),
-          updated_at: nowIso(),
-        }))
-        .where('id', '=', hold.channelId)
-        .where('close_requested_at', 'is', null)
-        .where((eb) => eb(eb('spent', '+', charged), '<=', eb.ref('accepted')))
-        .returning(['accepted', 'spent'])
-        .executeTakeFirst();
-      if (late) return { ...late, charged };
-    }
+    if (!mine) return settleLate(trx, hold, charged, served);
+    const kept = Math.min(charged, mine.amount);
     const row = await trx
-      .selectFrom('payment_channels')
-      .select(['accepted', 'spent'])
+      .updateTable('payment_channels')
+      .set((eb) => ({
+        spent: eb('spent', '-', mine.amount - kept),
+        in_flight: eb('in_flight', '-', mine.amount),
+        units: eb('units', '+', served ? 1 : 0),
+        updated_at: nowIso(),
+      }))
       .where('id', '=', hold.channelId)
+      .returning(['accepted', 'spent'])
       .executeTakeFirstOrThrow();
-    return { ...row, charged: 0 };
+    return { ...row, charged: kept };
   });
+}
+
+// $1 hold id, $2 charged, $3 1 when served, $4 now. No row: the hold was already given back.
+const SETTLE_SQL = `
+WITH h AS (
+  DELETE FROM channel_holds WHERE id = $1 RETURNING channel_id, amount, LEAST($2::bigint, amount) AS kept
+)
+UPDATE payment_channels c SET spent = c.spent - (h.amount - h.kept), in_flight = c.in_flight - h.amount,
+  units = c.units + $3::int, updated_at = $4
+FROM h WHERE c.id = h.channel_id
+RETURNING c.accepted, c.spent, h.kept AS charged`;
+
+/** The end of a call whose hold the sweeper gave back: see settleChannelCall. */
+async function settleLate(
+  db: Kysely<Database>,
+  hold: ChannelHold,
+  charged: number,
+  served: boolean,
+): Promise<SettledCall> {
+  if (served) {
+    // One conditional statement: the room is read and taken atomically, as other calls may spend meanwhile.
+    const late = await db
+      .updateTable('payment_channels')
+      .set((eb) => ({
+        spent: eb('spent', '+', charged),
+        units: eb('units', '+', 1),
+        updated_at: nowIso(),
+      }))
+      .where('id', '=', hold.channelId)
+      .where('close_requested_at', 'is', null)
+      .where((eb) => eb(eb('spent', '+', charged), '<=', eb.ref('accepted')))
+      .returning(['accepted', 'spent'])
+      .executeTakeFirst();
+    if (late) return { ...late, charged };
+  }
+  const row = await db
+    .selectFrom('payment_channels')
+    .select(['accepted', 'spent'])
+    .where('id', '=', hold.channelId)
+    .executeTakeFirstOrThrow();
+  return { ...row, charged: 0 };
 }
 
 /** A lapsed hold the sweeper gave back. */
