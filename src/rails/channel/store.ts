@@ -7,10 +7,9 @@
  * Each running call's share is also a row of `channel_holds` (the channel's `in_flight` is their sum), which lapses
  * `HOLD_TTL_SECONDS` after it was taken or last raised: a process that dies mid-call leaves its row, and the sweeper
  * gives the lapsed hold back (sweepChannelHolds) so the channel's spend is again what ended calls spent and it can
- * close. Every statement that touches a hold row does so before the channel's row, so the sweeper, the call and
- * other calls never wait on each other in a cycle.
+ * close. A call's end, its raise and the sweeper each take the hold's row before the channel's (a new call writes
+ * its new row last, which nobody waits on), so they never wait on each other in a cycle.
  */
-
 import type { Kysely } from 'kysely';
 import { Session } from 'mppx/tempo';
 import { ApiError } from '../../http/errors.js';
