@@ -1,8 +1,9 @@
 // Vouchers accepted per second on one payment channel, on SQLite and on PostgreSQL: each step takes a new, higher
-// voucher (its EIP-712 signature checked) and reserves one call's price from it in the channel's locked row — the
-// whole of the channel rail's per-call work before the call runs. Vouchers are signed beforehand. Then a metered
-// stream's two steps: a voucher sent on its own (what POST /v1/channels/{id}/vouchers does after parsing), and the
-// stream raising its hold by a tranche from the accepted voucher.
+// voucher (its EIP-712 signature checked) and reserves one call's price from it in the channel's locked row, with the
+// call's hold row — the whole of the channel rail's per-call work before the call runs. Vouchers are signed
+// beforehand. Then a call ending (its hold row deleted, the rest given back), and a metered stream's two steps: a
+// voucher sent on its own (what POST /v1/channels/{id}/vouchers does after parsing), and the stream raising its hold
+// by a tranche from the accepted voucher.
 //
 //   npm run build && node bench/channels.mjs        (BENCH_VOUCHERS: vouchers per database, default 2000)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,9 +20,14 @@ requireBuild();
 const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
 const { openDb } = await import(dist('store/db.js'));
 const { loadConfig } = await import(dist('config.js'));
-const { acceptVoucher, raiseChannelHold, registerChannel, spendFromChannel } = await import(
-  dist('rails/channel/store.js')
-);
+const {
+  acceptVoucher,
+  newChannelHold,
+  raiseChannelHold,
+  registerChannel,
+  settleChannelCall,
+  spendFromChannel,
+} = await import(dist('rails/channel/store.js'));
 const N = Number(process.env.BENCH_VOUCHERS ?? 2000);
 const ESCROW = '0x4d50500000000000000000000000000000000000';
 const CHAIN_ID = 1337;
@@ -78,9 +84,18 @@ async function run(name, databaseUrl) {
   });
   const db = await openDb(config.database);
   await registerChannel(db, backend, descriptor, { payee: PAYEE, token: TOKEN });
+  const hold = () => newChannelHold(channelId, config.holdTtlSeconds);
+  const holds = [];
   let t = performance.now();
-  for (const v of vouchers) await spendFromChannel(db, backend, v, PRICE);
+  for (const v of vouchers) {
+    const h = hold();
+    await spendFromChannel(db, backend, v, PRICE, h);
+    holds.push(h);
+  }
   const fresh = performance.now() - t;
+  t = performance.now();
+  for (const h of holds) await settleChannelCall(db, h, PRICE, true);
+  const settled = performance.now() - t;
   // A caller that signs ahead: one voucher covering the next N calls, sent with each (a retry of the accepted one).
   const ahead = await Session.Precompile.Voucher.signVoucher(
     client,
@@ -90,18 +105,20 @@ async function run(name, databaseUrl) {
     CHAIN_ID,
   );
   const big = { channelId, cumulative: BigInt(2 * N * PRICE), signature: ahead };
-  await spendFromChannel(db, backend, big, PRICE);
+  await spendFromChannel(db, backend, big, PRICE, hold());
   t = performance.now();
-  for (let i = 1; i < N; i++) await spendFromChannel(db, backend, big, PRICE);
+  for (let i = 1; i < N; i++) await spendFromChannel(db, backend, big, PRICE, hold());
   const same = performance.now() - t;
   t = performance.now();
   for (const v of alone) await acceptVoucher(db, backend, v);
   const sent = performance.now() - t;
   // A metered stream raising its hold N times, a micro-USD at a time, from what the last voucher leaves free.
+  const stream = hold();
+  await spendFromChannel(db, backend, alone.at(-1), 0, stream);
   let held = 0;
   t = performance.now();
   for (let i = 1; i <= N; i++) {
-    const raised = await raiseChannelHold(db, channelId, held, held + 1, held + 1);
+    const raised = await raiseChannelHold(db, stream, held + 1, held + 1);
     if (!raised.raised) throw new Error(`the hold was not raised at step ${i}`);
     held = raised.held;
   }
@@ -112,6 +129,7 @@ async function run(name, databaseUrl) {
     `${name.padEnd(11)} ${label.padEnd(34)} ${((N / ms) * 1000).toFixed(0).padStart(6)} /s   ${((ms / N) * 1000).toFixed(0)} µs each`;
   console.log(line('a new voucher per call', fresh));
   console.log(line('one voucher signed ahead, repeated', same));
+  console.log(line('a call ended (its hold settled)', settled));
   console.log(line('a voucher sent on its own', sent));
   console.log(line("a metered stream's hold raised", raise));
 }

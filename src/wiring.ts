@@ -104,7 +104,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       [
         createPrepaidRail({ db, keys, reserves }),
         mpp?.rail ?? null,
-        channels ? createChannelRail({ db, ...channels }) : null,
+        channels ? createChannelRail({ db, ...channels, holdTtlSeconds: config.holdTtlSeconds }) : null,
         x402,
       ].filter((r): r is Rail => r !== null),
     );

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
  * edge of the index (one page touched per batch instead of one random page per row); 48 random bits make
  * ids unguessable enough for references that are never secrets.
  */
-export function newId(prefix: 'acct' | 'key' | 'hold' | 'lease' | 'chg' | 'mps'): string {
+export function newId(prefix: 'acct' | 'key' | 'hold' | 'lease' | 'chg' | 'mps' | 'chold'): string {
   // randomUUID draws from a pre-filled entropy cache: far cheaper per call than randomBytes.
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomUUID().slice(-12)}`;
 }

@@ -251,7 +251,7 @@ export interface PaymentChannelTable {
   accepted: number;
   voucher_signature: string | null;
   spent: number;
-  /** The part of `spent` that calls still running hold (given back if they fail). */
+  /** The part of `spent` that calls still running hold (given back if they fail): the sum of its `channel_holds`. */
   in_flight: number;
   units: number;
   close_requested_at: string | null;
@@ -259,6 +259,19 @@ export interface PaymentChannelTable {
   close_tx: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * What one running call holds of a payment channel (counted in the channel's `spent` and `in_flight` too), until
+ * the call ends or, left by a process that died, the sweeper releases it after `expires_at`.
+ */
+export interface ChannelHoldTable {
+  id: string;
+  channel_id: string;
+  amount: number;
+  created_at: string;
+  /** Taken or last raised + HOLD_TTL_SECONDS. */
+  expires_at: string;
 }
 
 export interface Database {
@@ -275,6 +288,7 @@ export interface Database {
   payer_credits: PayerCreditTable;
   payer_credit_entries: PayerCreditEntryTable;
   payment_channels: PaymentChannelTable;
+  channel_holds: ChannelHoldTable;
   dashboard_sessions: DashboardSessionTable;
   topup_orders: TopupOrderTable;
   jobs: JobTable;

@@ -3,6 +3,8 @@
  * it (POST /v1/channels), pays any /v1/* paid call with an off-chain cumulative voucher in `Payment-Voucher`. The
  * voucher is checked (signature, monotonic, within the deposit) and the call's price reserved from it in the
  * database before the call runs; a failed call gives the reservation back; POST /v1/channels/{id}/close settles.
+ * A call's reservation lapses `holdTtlSeconds` after it was taken or last raised: the sweeper gives back what a
+ * process that died mid-call left held.
  */
 import { nowIso } from '../../ledger/ids.js';
 import { recordWalletUsage } from '../../ledger/wallet-payments.js';
@@ -13,7 +15,14 @@ import { PaymentRefusal } from '../types.js';
 import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
 import { channelOfPath } from './paths.js';
-import { raiseChannelHold, settleChannelCall, spendFromChannel, type Voucher } from './store.js';
+import {
+  type ChannelHold,
+  newChannelHold,
+  raiseChannelHold,
+  settleChannelCall,
+  spendFromChannel,
+  type Voucher,
+} from './store.js';
 import type { VoucherBell } from './voucher-bell.js';
 
 export const PAYMENT_VOUCHER = 'payment-voucher';
@@ -46,6 +55,8 @@ export interface ChannelRailDeps {
   backend: ChannelBackend;
   payee: string;
   currency: string;
+  /** How long a call's hold lasts untouched before the sweeper takes its process for dead (HOLD_TTL_SECONDS). */
+  holdTtlSeconds: number;
 }
 
 export function createChannelRail(deps: ChannelRailDeps): Rail {
@@ -57,7 +68,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       readonly payer: Payer,
       /** What the call holds (for a metered stream, raised as its output grows). */
       public held: number,
-      private readonly channelId: string,
+      private readonly hold: ChannelHold,
       private readonly route: string,
       private accepted: number,
       private spent: number,
@@ -65,6 +76,10 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     get amountMicroUsd() {
       return this.held;
+    }
+
+    private get channelId() {
+      return this.hold.channelId;
     }
 
     /** The channel's voucher and spend as last read, for the receipt. */
@@ -100,8 +115,10 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
     }
 
     async captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt> {
-      const charged = Math.min(amount, this.held);
-      this.seen(await settleChannelCall(db, this.channelId, this.held, charged, true));
+      const settled = await settleChannelCall(db, this.hold, Math.min(amount, this.held), true);
+      this.seen(settled);
+      // Less than asked only when the sweeper had already given the hold back (see settleChannelCall).
+      const { charged } = settled;
       await this.record(usage, charged);
       const receipt = this.receipt();
       return {
@@ -118,13 +135,13 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
     }
 
     async void(usage: UsageFacts): Promise<RailReceipt> {
-      await settleChannelCall(db, this.channelId, this.held, 0, false);
+      await settleChannelCall(db, this.hold, 0, false);
       await this.record(usage, 0);
       return { headers: {}, receipt: { rail: 'channel', channel_id: this.channelId, charged_micro_usd: 0 } };
     }
 
     async raise(need: number, want: number) {
-      const outcome = await raiseChannelHold(db, this.channelId, this.held, need, want);
+      const outcome = await raiseChannelHold(db, this.hold, need, want);
       const { row } = outcome;
       this.seen(row);
       if (outcome.raised) {
@@ -134,7 +151,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       // What the channel needs signed for this call to hold `want`: everything spent (this call's hold included)
       // plus the rest; capped by the deposit, and no ask at all when even `need` is past it.
       const required = Math.min(row.spent + (want - this.held), row.deposit);
-      if (outcome.closing || required < row.spent + (need - this.held))
+      if (outcome.closing || outcome.lapsed || required < row.spent + (need - this.held))
         return { raised: false as const, ask: null };
       const ask = {
         channelId: this.channelId,
@@ -169,10 +186,11 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
         `this route is paid from channel ${bound}; the Payment-Voucher is for ${voucher.channelId}`,
       );
     }
-    const row = await spendFromChannel(db, backend, voucher, amount);
+    const hold = newChannelHold(voucher.channelId, deps.holdTtlSeconds);
+    const row = await spendFromChannel(db, backend, voucher, amount, hold);
     deps.bell.ring(row.id);
     const address = `did:pkh:eip155:${backend.chainId}:${row.payer}`;
-    return new ChannelAuthorization({ ...payer, address }, amount, row.id, req.path, row.accepted, row.spent);
+    return new ChannelAuthorization({ ...payer, address }, amount, hold, req.path, row.accepted, row.spent);
   }
 
   return {

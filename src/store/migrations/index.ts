@@ -9,6 +9,7 @@ import { m005Mpp } from './005-mpp.js';
 import { m006Dashboard } from './006-dashboard.js';
 import { m007Jobs } from './007-jobs.js';
 import { m008Channels } from './008-channels.js';
+import { m009ChannelHolds } from './009-channel-holds.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -20,5 +21,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '006-dashboard': m006Dashboard(kind),
     '007-jobs': m007Jobs(kind),
     '008-channels': m008Channels(kind),
+    '009-channel-holds': m009ChannelHolds(kind),
   };
 }
