@@ -175,6 +175,46 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
     expect(await view(p.id)).toMatchObject({ spent: 0, in_flight: 0 });
   });
 
+  it("keeps a running call's hold alive however long it runs, and stops once the call ends", async () => {
+    const p = await openChannel(3_000_000n);
+    const q = price();
+    const rail = kasir.deps.rails.all().find((r) => r.id === 'channel');
+    if (!rail) throw new Error('no channel rail');
+    const header = await p.voucher(2 * q);
+    const req = {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      resourceUrl: 'http://kasir.test/v1/chat/completions',
+      header: (name: string) => (name === 'payment-voucher' ? header : undefined),
+      requestId: 'req_long_call',
+      bodyDigest: 'sha-256=:AAAA:',
+    };
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'], now: Date.now() });
+    const payer = await rail.identify(req);
+    const quote = { costMicroUsd: q, unit: 'call', units: 1 };
+    const auth = await rail.authorize(payer, { offerId: MODEL, description: MODEL, quote }, req);
+    // Two TTLs of a call that is still running: the hold is renewed a third of a TTL apart.
+    for (let i = 0; i < 6; i++) {
+      await vi.advanceTimersByTimeAsync((TTL_SECONDS * 1000) / 3);
+      await new Promise((r) => setImmediate(r));
+      for (let j = 0; j < 5; j++) await new Promise((r) => setTimeout(r, 5));
+    }
+    // Lapsed long ago had it not been renewed; renewed 20 s ago, it lapses 40 s from now.
+    expect((await sweepIn(TTL_SECONDS - 25)).swept.channelHoldsReleased).toBe(0);
+    expect(await view(p.id)).toMatchObject({ spent: q, in_flight: q });
+    const usage = {
+      requestId: req.requestId,
+      offerId: MODEL,
+      quoteMicroUsd: q,
+      httpStatus: 200,
+      latencyMs: 1,
+      errorCode: null,
+    };
+    await auth.capture(usage);
+    expect(await view(p.id)).toMatchObject({ spent: q, in_flight: 0 });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('counts a stream that outlived its swept hold once, when it ends, for what it delivered', async () => {
     const p = await openChannel(3_000_000n);
     const stream = chatBody(MODEL, 'on a channel', { stream: true });

@@ -3,8 +3,8 @@
  * it (POST /v1/channels), pays any /v1/* paid call with an off-chain cumulative voucher in `Payment-Voucher`. The
  * voucher is checked (signature, monotonic, within the deposit) and the call's price reserved from it in the
  * database before the call runs; a failed call gives the reservation back; POST /v1/channels/{id}/close settles.
- * A call's reservation lapses `holdTtlSeconds` after it was taken or last raised: the sweeper gives back what a
- * process that died mid-call left held.
+ * A call's reservation lapses `holdTtlSeconds` after it was taken or last kept alive (its process renews it a third of
+ * that apart while the call runs, however long): the sweeper gives back what a process that died mid-call left held.
  */
 import { nowIso } from '../../ledger/ids.js';
 import { recordWalletUsage } from '../../ledger/wallet-payments.js';
@@ -17,6 +17,7 @@ import type { ChannelBackend } from './backend.js';
 import { channelOfPath } from './paths.js';
 import {
   type ChannelHold,
+  keepChannelHold,
   newChannelHold,
   raiseChannelHold,
   settleChannelCall,
@@ -48,6 +49,12 @@ const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 /** How often a metered stream waiting for a voucher reads the channel again (one sent to another instance). */
 export const VOUCHER_POLL_MS = 250;
 
+/**
+ * How long a call's hold is renewed at most: longer than any call runs (the longest upstream wait, a media job's
+ * deadline, is an hour by default), so a call that somehow never settled cannot keep its channel open for ever.
+ */
+const MAX_RENEWAL_MS = 6 * 3600 * 1000;
+
 export interface ChannelRailDeps {
   db: Db;
   /** Wakes this process's waiting metered streams when a voucher for their channel is accepted. */
@@ -64,6 +71,9 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
   const network = `eip155:${backend.chainId}`;
 
   class ChannelAuthorization implements MeteredAuthorization {
+    /** Renews the hold while the call runs, so only a dead process's hold lapses (stopped when the call ends). */
+    private readonly keepAlive: NodeJS.Timeout;
+
     constructor(
       readonly payer: Payer,
       /** What the call holds (for a metered stream, raised as its output grows). */
@@ -72,7 +82,19 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       private readonly route: string,
       private accepted: number,
       private spent: number,
-    ) {}
+    ) {
+      const until = Date.now() + MAX_RENEWAL_MS;
+      this.keepAlive = setInterval(
+        () => {
+          if (Date.now() > until) return clearInterval(this.keepAlive);
+          keepChannelHold(db, hold).then(
+            (kept) => kept || clearInterval(this.keepAlive),
+            () => {}, // the next renewal tries again; the hold lasts a whole TTL from the last one that worked
+          );
+        },
+        (deps.holdTtlSeconds * 1000) / 3,
+      ).unref();
+    }
 
     get amountMicroUsd() {
       return this.held;
@@ -115,6 +137,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
     }
 
     async captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt> {
+      clearInterval(this.keepAlive);
       const settled = await settleChannelCall(db, this.hold, Math.min(amount, this.held), true);
       this.seen(settled);
       // Less than asked only when the sweeper had already given the hold back (see settleChannelCall).
@@ -135,6 +158,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
     }
 
     async void(usage: UsageFacts): Promise<RailReceipt> {
+      clearInterval(this.keepAlive);
       await settleChannelCall(db, this.hold, 0, false);
       await this.record(usage, 0);
       return { headers: {}, receipt: { rail: 'channel', channel_id: this.channelId, charged_micro_usd: 0 } };

@@ -253,6 +253,19 @@ export function acceptVoucher(
 }
 
 /**
+ * Puts a running call's hold's lapse off by its time to live again (the process running the call is alive). False
+ * when the hold is gone: the call ended, or the sweeper already gave it back.
+ */
+export async function keepChannelHold(db: Db, hold: ChannelHold): Promise<boolean> {
+  const done = await db.kysely
+    .updateTable('channel_holds')
+    .set({ expires_at: lapseAt(hold.ttlSeconds) })
+    .where('id', '=', hold.id)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}
+
+/**
  * Where a metered call's hold stands after an attempt to raise it. `lapsed`: the sweeper already gave the hold back
  * (the call outlived `HOLD_TTL_SECONDS` without raising it); it gets no more, and ends.
  */
