@@ -336,7 +336,7 @@ class PaidCall {
    */
   private stamped(result: Record<string, unknown>, receipt: RailReceipt): Record<string, unknown> {
     const { entry } = this.sale.offer;
-    const cost = this.quote.costMicroUsd;
+    const cost = receipt.chargedMicroUsd ?? this.quote.costMicroUsd;
     const out: Record<string, unknown> =
       entry.kind === 'model'
         ? { model: entry.id, costMicroUsd: cost }
@@ -462,7 +462,7 @@ class PaidCall {
   }
 
   private stamp(receipt: RailReceipt, charge = this.quote.costMicroUsd) {
-    return { costMicroUsd: charge, receipt: receipt.receipt };
+    return { costMicroUsd: receipt.chargedMicroUsd ?? charge, receipt: receipt.receipt };
   }
 
   /** Ends a settled stream: the closing frames, the rail's receipt event if any, then `[DONE]`. */

@@ -77,6 +77,11 @@ export interface RailReceipt {
   commit?: () => void;
   /** For a metered stream: an SSE event the stream carries just before its end (a channel's `payment-receipt`). */
   event?: Buffer;
+  /**
+   * What the rail took, when it took less than it was asked to (a channel call whose hold the sweeper had already
+   * given back): the answer's `costMicroUsd` states it.
+   */
+  chargedMicroUsd?: number;
 }
 
 /** Money reserved (or a payment verified) for one call, waiting for the outcome. */

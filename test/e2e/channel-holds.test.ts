@@ -215,6 +215,43 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('states the charge a late call really paid: nothing once its channel closed', async () => {
+    const p = await openChannel(3_000_000n);
+    const q = price();
+    const rail = kasir.deps.rails.all().find((r) => r.id === 'channel');
+    if (!rail) throw new Error('no channel rail');
+    const header = await p.voucher(2 * q);
+    const req = {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      resourceUrl: 'http://kasir.test/v1/chat/completions',
+      header: (name: string) => (name === 'payment-voucher' ? header : undefined),
+      requestId: 'req_late_call',
+      bodyDigest: 'sha-256=:AAAA:',
+    };
+    const quote = { costMicroUsd: q, unit: 'call', units: 1 };
+    const auth = await rail.authorize(
+      await rail.identify(req),
+      { offerId: MODEL, description: MODEL, quote },
+      req,
+    );
+    expect((await sweepIn(TTL_SECONDS + 1)).swept.channelHoldsReleased).toBe(1);
+    expect((await close(p.id)).status).toBe(200);
+    const usage = {
+      requestId: req.requestId,
+      offerId: MODEL,
+      quoteMicroUsd: q,
+      httpStatus: 200,
+      latencyMs: 1,
+      errorCode: null,
+    };
+    const receipt = await auth.capture(usage);
+    // The answer's costMicroUsd comes from chargedMicroUsd (the checkout states what the rail took).
+    expect(receipt.chargedMicroUsd).toBe(0);
+    expect(receipt.receipt).toMatchObject({ charged_micro_usd: 0 });
+    expect(escrow.closed.at(-1)).toEqual({ id: p.id, cumulative: BigInt(2 * q), capture: 0n });
+  });
+
   it('counts a stream that outlived its swept hold once, when it ends, for what it delivered', async () => {
     const p = await openChannel(3_000_000n);
     const stream = chatBody(MODEL, 'on a channel', { stream: true });

@@ -153,6 +153,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
           spent: this.spent,
           charged_micro_usd: charged,
         },
+        chargedMicroUsd: charged,
         event: Buffer.from(`event: payment-receipt\ndata: ${JSON.stringify(receipt)}\n\n`),
       };
     }
