@@ -15,7 +15,7 @@ import {
 } from '../../src/rails/channel/store.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
-import { CHAIN_ID, type ChannelPayer, channelEnv, payerOn } from '../support/channel-payer.js';
+import { CHAIN_ID, type ChannelPayer, channelEnv, openChannelOn } from '../support/channel-payer.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -39,16 +39,7 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
   const price = () => kasir.quote(body);
   const store = () => kasir.deps.db;
 
-  async function openChannel(deposit: bigint): Promise<ChannelPayer> {
-    const p = payerOn(escrow, deposit);
-    const res = await kasir.app.request('/v1/channels', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ descriptor: p.descriptor }),
-    });
-    expect(res.status).toBe(200);
-    return p;
-  }
+  const openChannel = (deposit: bigint) => openChannelOn(kasir, escrow, deposit);
   const call = (voucher: string, payload: Record<string, unknown> = body) =>
     kasir.app.request('/v1/chat/completions', {
       method: 'POST',
@@ -59,6 +50,38 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
     (await (await kasir.app.request(`/v1/channels/${id}`)).json()) as Record<string, number | string | null>;
   const close = (id: string) => kasir.app.request(`/v1/channels/${id}/close`, { method: 'POST' });
 
+  /**
+   * A call authorized through the channel rail itself (as the checkout does), left running: the test decides when,
+   * and whether, it ends. `end()` captures it as served.
+   */
+  async function runningCall(p: ChannelPayer, cumulative: number, amount: number, requestId: string) {
+    const rail = kasir.deps.rails.all().find((r) => r.id === 'channel');
+    if (!rail) throw new Error('no channel rail');
+    const header = await p.voucher(cumulative);
+    const req = {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      resourceUrl: 'http://kasir.test/v1/chat/completions',
+      header: (name: string) => (name === 'payment-voucher' ? header : undefined),
+      requestId,
+      bodyDigest: 'sha-256=:AAAA:',
+    };
+    const quote = { costMicroUsd: amount, unit: 'call', units: 1 };
+    const auth = await rail.authorize(
+      await rail.identify(req),
+      { offerId: MODEL, description: MODEL, quote },
+      req,
+    );
+    const usage = {
+      requestId,
+      offerId: MODEL,
+      quoteMicroUsd: amount,
+      httpStatus: 200,
+      latencyMs: 1,
+      errorCode: null,
+    };
+    return { end: () => auth.capture(usage) };
+  }
   /** What a paid call on the channel reserves before it runs (the rail's own step); nothing settles it after. */
   async function deadCall(p: ChannelPayer, cumulative: number, amount: number): Promise<ChannelHold> {
     const hold = newChannelHold(p.id, kasir.config.holdTtlSeconds);
@@ -178,39 +201,17 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
   it("keeps a running call's hold alive however long it runs, and stops once the call ends", async () => {
     const p = await openChannel(3_000_000n);
     const q = price();
-    const rail = kasir.deps.rails.all().find((r) => r.id === 'channel');
-    if (!rail) throw new Error('no channel rail');
-    const header = await p.voucher(2 * q);
-    const req = {
-      method: 'POST',
-      path: '/v1/chat/completions',
-      resourceUrl: 'http://kasir.test/v1/chat/completions',
-      header: (name: string) => (name === 'payment-voucher' ? header : undefined),
-      requestId: 'req_long_call',
-      bodyDigest: 'sha-256=:AAAA:',
-    };
     vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'], now: Date.now() });
-    const payer = await rail.identify(req);
-    const quote = { costMicroUsd: q, unit: 'call', units: 1 };
-    const auth = await rail.authorize(payer, { offerId: MODEL, description: MODEL, quote }, req);
+    const call = await runningCall(p, 2 * q, q, 'req_long_call');
     // Two TTLs of a call that is still running: the hold is renewed a third of a TTL apart.
     for (let i = 0; i < 6; i++) {
       await vi.advanceTimersByTimeAsync((TTL_SECONDS * 1000) / 3);
-      await new Promise((r) => setImmediate(r));
       for (let j = 0; j < 5; j++) await new Promise((r) => setTimeout(r, 5));
     }
     // Lapsed long ago had it not been renewed; renewed 20 s ago, it lapses 40 s from now.
     expect((await sweepIn(TTL_SECONDS - 25)).swept.channelHoldsReleased).toBe(0);
     expect(await view(p.id)).toMatchObject({ spent: q, in_flight: q });
-    const usage = {
-      requestId: req.requestId,
-      offerId: MODEL,
-      quoteMicroUsd: q,
-      httpStatus: 200,
-      latencyMs: 1,
-      errorCode: null,
-    };
-    await auth.capture(usage);
+    await call.end();
     expect(await view(p.id)).toMatchObject({ spent: q, in_flight: 0 });
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -218,34 +219,10 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
   it('states the charge a late call really paid: nothing once its channel closed', async () => {
     const p = await openChannel(3_000_000n);
     const q = price();
-    const rail = kasir.deps.rails.all().find((r) => r.id === 'channel');
-    if (!rail) throw new Error('no channel rail');
-    const header = await p.voucher(2 * q);
-    const req = {
-      method: 'POST',
-      path: '/v1/chat/completions',
-      resourceUrl: 'http://kasir.test/v1/chat/completions',
-      header: (name: string) => (name === 'payment-voucher' ? header : undefined),
-      requestId: 'req_late_call',
-      bodyDigest: 'sha-256=:AAAA:',
-    };
-    const quote = { costMicroUsd: q, unit: 'call', units: 1 };
-    const auth = await rail.authorize(
-      await rail.identify(req),
-      { offerId: MODEL, description: MODEL, quote },
-      req,
-    );
+    const call = await runningCall(p, 2 * q, q, 'req_late_call');
     expect((await sweepIn(TTL_SECONDS + 1)).swept.channelHoldsReleased).toBe(1);
     expect((await close(p.id)).status).toBe(200);
-    const usage = {
-      requestId: req.requestId,
-      offerId: MODEL,
-      quoteMicroUsd: q,
-      httpStatus: 200,
-      latencyMs: 1,
-      errorCode: null,
-    };
-    const receipt = await auth.capture(usage);
+    const receipt = await call.end();
     // The answer's costMicroUsd comes from chargedMicroUsd (the checkout states what the rail took).
     expect(receipt.chargedMicroUsd).toBe(0);
     expect(receipt.receipt).toMatchObject({ charged_micro_usd: 0 });

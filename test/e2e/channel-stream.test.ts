@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/catalog/tokenizer.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
-import { CHAIN_ID, type ChannelPayer, channelEnv, payerOn } from '../support/channel-payer.js';
+import { CHAIN_ID, type ChannelPayer, channelEnv, openChannelOn, payerOn } from '../support/channel-payer.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
@@ -134,16 +134,7 @@ describe.each(DB_TARGETS)('metered streams on a payment channel on %s', (db: DbT
   const price = (tokens: number) => kasir.quote({ ...body, max_tokens: tokens });
   const quote = () => kasir.quote(body);
 
-  async function openChannel(deposit: bigint): Promise<ChannelPayer> {
-    const p = payerOn(escrow, deposit);
-    const res = await kasir.app.request('/v1/channels', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ descriptor: p.descriptor }),
-    });
-    expect(res.status).toBe(200);
-    return p;
-  }
+  const openChannel = (deposit: bigint) => openChannelOn(kasir, escrow, deposit);
   const stream = async (voucher: string) =>
     kasir.app.request('/v1/chat/completions', {
       method: 'POST',

@@ -59,3 +59,20 @@ export function payerOn(escrow: FakeEscrow, deposit: bigint): ChannelPayer {
     `channel="${id}", cumulative="${cumulative}", signature="${await sign(cumulative, by)}"`;
   return { id, descriptor, sign, voucher };
 }
+
+/** Opens a channel of `deposit` for a new payer on the fake escrow and registers it with `kasir` (POST /v1/channels). */
+export async function openChannelOn(
+  kasir: { app: { request(path: string, init: RequestInit): Response | Promise<Response> } },
+  escrow: FakeEscrow,
+  deposit: bigint,
+): Promise<ChannelPayer> {
+  const p = payerOn(escrow, deposit);
+  const res = await kasir.app.request('/v1/channels', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ descriptor: p.descriptor }),
+  });
+  if (res.status !== 200)
+    throw new Error(`registering the channel answered ${res.status}: ${await res.text()}`);
+  return p;
+}
