@@ -1,10 +1,14 @@
 // Recipes end to end on each database: a prompt becomes an image and the image a video through fal's queue (a
 // local fake in its wire format); the answer lists every step and the final link, the re-hosted bytes are the
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../support/app.js';
+import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
 
 const FUNDS = 20_000_000;
 const FLUX = 'fal-ai/flux/schnell';
@@ -287,5 +291,61 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
       recipe: 'recipes/prompt-to-video-veo',
       quote: { costMicroUsd: 470_750 },
     });
+  });
+});
+
+describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
+  let fx: WalletFixture;
+  let kasir: PaidKasir;
+
+  beforeAll(async () => {
+    fx = await evmFixture('BASE', {});
+    kasir = await startPaidKasir('sqlite', fx.env);
+  }, 60_000);
+  afterAll(async () => {
+    await kasir?.stop();
+    await fx?.close();
+  });
+
+  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    kasir.app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  /** Asks for the 402, pays what it names and sends the call again. */
+  async function paid(path: string, body: Record<string, unknown>) {
+    const [requirements] = paymentRequiredOf(await post(path, body)).accepts;
+    const payment = await fx.pay(requirements as PaymentRequirements);
+    const res = await post(path, body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
+    return { res, amount: BigInt((requirements as PaymentRequirements).amount) };
+  }
+
+  it('pays /v1/recipes/{name} and /x402/recipes/{name} exactly the recipe price from the wallet', async () => {
+    kasir.fal.setScript({});
+    for (const path of ['/v1/recipes/prompt-to-video', '/x402/recipes/prompt-to-video']) {
+      const before = await fx.payerBalance();
+      const { res, amount } = await paid(path, { prompt: 'sunrise over Bromo' });
+      expect(res.status, await res.clone().text()).toBe(200);
+      const answer = (await res.json()) as RecipeBody & { output?: { steps: Step[]; url: string } };
+      expect(answer).toMatchObject({ recipe: 'recipes/prompt-to-video', costMicroUsd: 445_550 });
+      // The per-chain wallet routes nest the result under `output`, as they do for models.
+      const steps = path.startsWith('/x402/') ? answer.output?.steps : answer.steps;
+      expect(steps?.map((s) => s.step)).toEqual(['image', 'video']);
+      expect(amount).toBe(445_550n);
+      expect(before - (await fx.payerBalance())).toBe(445_550n);
+    }
+  });
+
+  it('takes nothing from the wallet when the video step fails', async () => {
+    kasir.fal.setEndpointScript(KLING, { jobError: 'runner_error' });
+    try {
+      const before = await fx.payerBalance();
+      const { res } = await paid('/x402/recipes/prompt-to-video', { prompt: 'a storm' });
+      expect(res.status).toBe(502);
+      expect(await fx.payerBalance()).toBe(before);
+    } finally {
+      kasir.fal.setEndpointScript(KLING, undefined);
+    }
   });
 });
