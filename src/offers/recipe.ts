@@ -9,7 +9,7 @@ import { randomCharacter } from '../catalog/recipe-character.js';
 import { imagePrompt, type PlannedStep, planRecipe } from '../catalog/recipe-plan.js';
 import type { Catalog, CatalogEntry, RecipeEntry } from '../catalog/types.js';
 import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
-import { invalidInput } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
 import { UpstreamError } from '../providers/types.js';
 
 export interface RecipeRuntime {
@@ -105,8 +105,16 @@ export function createRecipeOffer(entry: RecipeEntry, rt: RecipeRuntime): Offer 
     job,
     preflight(input) {
       const { image, video } = plan(input);
-      rt.offerFor(image.entry).preflight?.(image.input);
-      rt.offerFor(video.entry).preflight?.(video.input);
+      try {
+        rt.offerFor(image.entry).preflight?.(image.input);
+        rt.offerFor(video.entry).preflight?.(video.input);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'not_configured') throw err;
+        throw new ApiError('not_configured', `recipe ${entry.id} cannot run here: ${err.message}`, {
+          recipe: entry.id,
+          ...(err.details as Record<string, unknown> | undefined),
+        });
+      }
     },
     async run(input, ctx) {
       const { steps, video, startFrame } = await firstSteps(input, ctx);

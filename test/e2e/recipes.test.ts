@@ -261,6 +261,29 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     }
   });
 
+  it('answers 503 before any payment when a step cannot run here, naming the recipe and the missing setting', async () => {
+    const bare = await startPaidKasir(db, { FAL_KEY: '' });
+    try {
+      const models = (await (await bare.app.request('/v1/models')).json()) as {
+        recipes: Array<{ available: boolean }>;
+      };
+      expect(models.recipes.every((r) => r.available === false)).toBe(true);
+      const res = await bare.app.request('/v1/recipes/prompt-to-video', {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'x' }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+      expect(body.error.code).toBe('not_configured');
+      expect(body.error.message).toContain('recipes/prompt-to-video');
+      expect(body.error.message).toContain('FAL_KEY');
+      expect(body.error.details).toMatchObject({ recipe: 'recipes/prompt-to-video' });
+    } finally {
+      await bare.stop();
+    }
+  });
+
   it('lists the recipes with their prices, finds them by intent, and asks an unpaid caller for the quote', async () => {
     const models = (await (await kasir.app.request('/v1/models')).json()) as {
       recipes: Array<{ id: string; path: string; available: boolean; price: { prepaidMicroUsd: number } }>;
