@@ -4,10 +4,10 @@
  * (vision/id-verification.ts). Nothing is kept: a kasir media object given as input is deleted once read.
  */
 import type { ToolCall, ToolDeps, ToolFactory } from './types.js';
-import { chooseChatModel } from './vision/chat-model.js';
+import { chooseVisionModel } from './vision/chat-model.js';
 import { DOCUMENT_TYPES, type IdFields, STRUCTURAL_NOTE, verifyIdFields } from './vision/id-verification.js';
 import { createImageReader, type ReadImage } from './vision/image-input.js';
-import { askStructured } from './vision/structured.js';
+import { aboutImage, askStructured } from './vision/structured.js';
 
 const TEXT_FIELDS = [
   'issuing_country',
@@ -66,7 +66,7 @@ export interface DocumentReading {
 export function createDocumentReader(
   deps: ToolDeps,
 ): { missing: string } | { read(image: ReadImage, call: ToolCall): Promise<DocumentReading> } {
-  const model = chooseChatModel(deps, { name: 'VISION_MODEL', value: deps.config.vision.visionModel }, true);
+  const model = chooseVisionModel(deps);
   if ('missing' in model) return model;
   return {
     async read(image, call) {
@@ -77,10 +77,7 @@ export function createDocumentReader(
           name: 'identity_document',
           schema: ID_SCHEMA,
           system: SYSTEM,
-          user: [
-            { type: 'text', text: 'Read this document.' },
-            { type: 'image_url', image_url: { url: image.dataUri, detail: 'high' } },
-          ],
+          user: aboutImage('Read this document.', image.dataUri, 'high'),
           maxTokens: 800,
         },
         call,

@@ -4,9 +4,9 @@
  * input stays the caller's (it is not an identity document).
  */
 import type { ToolFactory } from './types.js';
-import { chooseChatModel } from './vision/chat-model.js';
+import { chooseVisionModel } from './vision/chat-model.js';
 import { createImageReader } from './vision/image-input.js';
-import { askStructured } from './vision/structured.js';
+import { aboutImage, askStructured } from './vision/structured.js';
 
 const text = { type: 'string' };
 const nullableText = { type: ['string', 'null'] };
@@ -50,7 +50,7 @@ const SYSTEM = [
 ].join(' ');
 
 export const productListing: ToolFactory = (deps) => {
-  const model = chooseChatModel(deps, { name: 'VISION_MODEL', value: deps.config.vision.visionModel }, true);
+  const model = chooseVisionModel(deps);
   if ('missing' in model) return model;
   const images = createImageReader(deps);
   return {
@@ -63,10 +63,7 @@ export const productListing: ToolFactory = (deps) => {
           name: 'product_listing',
           schema: LISTING_SCHEMA,
           system: SYSTEM,
-          user: [
-            { type: 'text', text: 'Write the listing for this product.' },
-            { type: 'image_url', image_url: { url: image.dataUri, detail: 'auto' } },
-          ],
+          user: aboutImage('Write the listing for this product.', image.dataUri, 'auto'),
           maxTokens: 900,
         },
         call,

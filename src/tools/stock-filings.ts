@@ -6,9 +6,8 @@ import { secEdgar } from './upstreams/sec-edgar.js';
 const CACHE_TTL_MS = 60 * 60 * 1000;
 
 export const stockFilings: ToolFactory = (deps) => {
-  const userAgent = deps.config.tools.secUserAgent;
-  if (!userAgent) return { missing: 'SEC_USER_AGENT' };
-  const edgar = secEdgar(deps, userAgent);
+  const edgar = secEdgar(deps);
+  if ('missing' in edgar) return edgar;
   return {
     cacheTtlMs: CACHE_TTL_MS,
     async run(input, call) {

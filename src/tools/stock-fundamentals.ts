@@ -55,9 +55,8 @@ function rowsOf(concept: string, units: Record<string, FactPoint[]>): Row[] {
 }
 
 export const stockFundamentals: ToolFactory = (deps) => {
-  const userAgent = deps.config.tools.secUserAgent;
-  if (!userAgent) return { missing: 'SEC_USER_AGENT' };
-  const edgar = secEdgar(deps, userAgent);
+  const edgar = secEdgar(deps);
+  if ('missing' in edgar) return edgar;
   return {
     cacheTtlMs: CACHE_TTL_MS,
     async run(input, call) {

@@ -55,7 +55,15 @@ const malformed = (what: string) =>
 /** `brk.b` → `BRK-B`: EDGAR writes share classes with a dash. */
 export const edgarTicker = (ticker: string) => ticker.trim().toUpperCase().replace(/\./g, '-');
 
-export function secEdgar(deps: ToolDeps, userAgent: string) {
+/** EDGAR's client, or the setting it lacks: SEC asks every caller to name itself (SEC_USER_AGENT). */
+export function secEdgar(deps: ToolDeps): SecEdgar | { missing: string } {
+  const userAgent = deps.config.tools.secUserAgent;
+  return userAgent ? edgarClient(deps, userAgent) : { missing: 'SEC_USER_AGENT' };
+}
+
+export type SecEdgar = ReturnType<typeof edgarClient>;
+
+function edgarClient(deps: ToolDeps, userAgent: string) {
   const { baseUrls } = deps.config.tools;
   const options = { headers: { 'user-agent': userAgent }, gate: 'sec' };
   const www = new JsonUpstream('sec edgar', baseUrls.secWww, deps.http, options);

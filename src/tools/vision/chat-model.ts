@@ -68,3 +68,8 @@ export function chooseChatModel(
   });
   return { entry, targets, structured };
 }
+
+/** The model the image-reading tools (ocr-id, kyc-verify, product-listing) ask: VISION_MODEL, or the preference. */
+export function chooseVisionModel(deps: ToolDeps): ChosenModel | { missing: string } {
+  return chooseChatModel(deps, { name: 'VISION_MODEL', value: deps.config.vision.visionModel }, true);
+}

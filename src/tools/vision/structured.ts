@@ -27,6 +27,14 @@ export interface StructuredAsk {
   maxTokens: number;
 }
 
+/** The user turn of a question about one image (a data URI). */
+export function aboutImage(text: string, dataUri: string, detail: 'auto' | 'high'): ContentPart[] {
+  return [
+    { type: 'text', text },
+    { type: 'image_url', image_url: { url: dataUri, detail } },
+  ];
+}
+
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validators = new WeakMap<JsonSchema, ValidateFunction>();
 
