@@ -1,6 +1,7 @@
 /** The Deepgram adapter: pre-recorded transcription at DEEPGRAM_BASE_URL, answered within one exchange. */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
+import { providerBase } from '../media/base.js';
 import type { MediaProvider } from '../media/types.js';
 import { deepgramHeaders, deepgramTrustedHosts } from './config.js';
 import { listenBody, listenPath } from './request.js';
@@ -12,10 +13,7 @@ const TRANSCRIPT_LIMIT = 32 * 1024 * 1024;
 export function createDeepgramProvider(config: ProviderConfig, client: UpstreamClient): MediaProvider {
   const headers = deepgramHeaders(config);
   return {
-    name: 'deepgram',
-    fileInputs: 'url',
-    trusted: deepgramTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.deepgram.key,
+    ...providerBase('deepgram', config, 'url', deepgramTrustedHosts(config)),
     async run(call) {
       const parsed = await client.postForJson(
         listenPath(call),

@@ -1,6 +1,7 @@
 /** The ElevenLabs adapter: text-to-speech, music and speech-to-text at ELEVENLABS_BASE_URL (one exchange each). */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
+import { providerBase } from '../media/base.js';
 import type { MediaProvider } from '../media/types.js';
 import { AUDIO_ANSWER_LIMIT, elevenLabsHeaders, elevenLabsTrustedHosts } from './config.js';
 import { elevenLabsJson, elevenLabsTranscription } from './request.js';
@@ -12,10 +13,7 @@ const TRANSCRIPT_LIMIT = 32 * 1024 * 1024;
 export function createElevenLabsProvider(config: ProviderConfig, client: UpstreamClient): MediaProvider {
   const headers = elevenLabsHeaders(config);
   return {
-    name: 'elevenlabs',
-    fileInputs: 'bytes',
-    trusted: elevenLabsTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.elevenlabs.key,
+    ...providerBase('elevenlabs', config, 'bytes', elevenLabsTrustedHosts(config)),
     async run(call) {
       if (call.produces === 'text' || call.produces === 'json') {
         const body = await elevenLabsTranscription(call);

@@ -3,8 +3,9 @@
  * exchange; Veo runs as a long-running operation, submitted with `:predictLongRunning` and polled at
  * `GET /v1beta/{operation name}`. The Gemini API offers no cancel for Veo operations, so that queue has none.
  */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
+import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { googleHeaders, googleTrustedHosts } from './config.js';
@@ -15,10 +16,7 @@ import { geminiImages, imagenImages, operation, operationState, operationVideos 
 export function createGoogleImageProvider(config: ProviderConfig, client: UpstreamClient): MediaProvider {
   const headers = googleHeaders(config);
   return {
-    name: 'google',
-    fileInputs: 'bytes',
-    trusted: googleTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.google.key,
+    ...providerBase('google', config, 'bytes', googleTrustedHosts(config)),
     async run(call) {
       const { path, body } = googleRequest(call);
       const answer = await client.postJson(path, body, headers, call.signal);

@@ -2,9 +2,10 @@
  * Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result; and
  * builds the adapter of a provider that works as such a queue.
  */
-import { PROVIDER_ENV, type ProviderConfig, type ProviderName } from '../../config.js';
+import type { ProviderConfig, ProviderName } from '../../config.js';
 import { CallAbort, type CallSignal, pause } from '../call-signal.js';
 import { UpstreamError } from '../types.js';
+import { providerBase } from './base.js';
 import type { MediaCall, MediaOutput, MediaProvider, MediaQueue } from './types.js';
 
 export interface PollTiming {
@@ -72,9 +73,7 @@ export function queuedProvider(
   files: Pick<MediaProvider, 'fileInputs' | 'trusted'>,
 ): MediaProvider {
   return {
-    name,
-    ...files,
-    missing: config.apiKey ? null : PROVIDER_ENV[name].key,
+    ...providerBase(name, config, files.fileInputs, files.trusted),
     queue,
     run: (call) => runQueued(queue, call, timing, name),
   };

@@ -3,8 +3,9 @@
  * Sora's videos run as a queue (`POST /videos`, `GET /videos/{id}` polled with backoff, the MP4 downloaded from
  * `GET /videos/{id}/content`).
  */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
+import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { UpstreamError } from '../types.js';
@@ -21,10 +22,7 @@ const VIDEO_ANSWER_LIMIT = 64 * 1024;
 export function createOpenAiMediaProvider(config: ProviderConfig, client: UpstreamClient): MediaProvider {
   const headers = openAiHeaders(config);
   return {
-    name: 'openai',
-    fileInputs: 'bytes',
-    trusted: openAiTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.openai.key,
+    ...providerBase('openai', config, 'bytes', openAiTrustedHosts(config)),
     async run(call) {
       switch (call.produces) {
         case 'image': {

@@ -4,8 +4,9 @@
  * only if it is still running; an async job creates it without waiting. `GET /v1/predictions/{id}` reads it,
  * `POST /v1/predictions/{id}/cancel` stops it.
  */
-import { PROVIDER_ENV, type ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
+import { providerBase } from '../media/base.js';
 import { awaitQueued, type PollTiming } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { replicateHeaders, replicateTrustedHosts } from './config.js';
@@ -38,10 +39,7 @@ export function createReplicateProvider(
     },
   };
   return {
-    name: 'replicate',
-    fileInputs: 'url',
-    trusted: replicateTrustedHosts(config),
-    missing: config.apiKey ? null : PROVIDER_ENV.replicate.key,
+    ...providerBase('replicate', config, 'url', replicateTrustedHosts(config)),
     queue,
     async run(call) {
       const created = prediction(
