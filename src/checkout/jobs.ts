@@ -17,6 +17,7 @@ import type { RailRegistry } from '../rails/registry.js';
 import type { JobHolds, PaidRequest, Payer, Pricing } from '../rails/types.js';
 import type { Db } from '../store/db.js';
 import type { JobTable } from '../store/schema.js';
+import { paidAnswer } from './answer.js';
 import type { Offer, OfferJob } from './offer.js';
 import { runFailure } from './upstream-errors.js';
 
@@ -167,14 +168,14 @@ export class JobRunner {
   }
 
   /**
-   * The body the synchronous call would have answered: a model's output nested under `output`, a recipe's steps
-   * and final link beside its id.
+   * The body the synchronous call would have answered (paidAnswer): the media routes nest a model's output under
+   * `output`; the recipe route puts a recipe's steps and final link beside its id.
    */
   private stamped(row: JobTable, body: Record<string, unknown>, receipt: Record<string, unknown>) {
-    const cost = row.amount_micro_usd;
-    if (this.deps.offerOf(row.offer_id)?.entry.kind === 'recipe')
-      return { recipe: row.offer_id, costMicroUsd: cost, ...body, receipt };
-    return { model: row.offer_id, costMicroUsd: cost, output: body, receipt };
+    const entry = this.deps.offerOf(row.offer_id)?.entry;
+    if (!entry)
+      throw new Error(`job ${row.id} finished for ${row.offer_id}, which this server does not sell`);
+    return paidAnswer(entry, row.amount_micro_usd, body, receipt, entry.kind !== 'recipe');
   }
 
   private usage(requestId: string, offerId: string, quote: Quote, started: number) {

@@ -21,6 +21,7 @@ import {
   type UsageFacts,
 } from '../rails/types.js';
 import type { Db } from '../store/db.js';
+import { paidAnswer } from './answer.js';
 import { paymentRequired, pricingOf } from './challenge.js';
 import {
   abandonIdempotent,
@@ -329,28 +330,10 @@ class PaidCall {
     }
   }
 
-  /**
-   * The offer's result with what was sold: the id and cost lead and win (an upstream `model` never hides the
-   * id that was sold), the receipt closes. Built from object literals and plain assignments: a computed key or
-   * a spread would turn the object into a slow dictionary before it is serialised.
-   */
+  /** The offer's result as the answer states it (see paidAnswer), at what the rail took. */
   private stamped(result: Record<string, unknown>, receipt: RailReceipt): Record<string, unknown> {
-    const { entry } = this.sale.offer;
     const cost = receipt.chargedMicroUsd ?? this.quote.costMicroUsd;
-    const out: Record<string, unknown> =
-      entry.kind === 'model'
-        ? { model: entry.id, costMicroUsd: cost }
-        : entry.kind === 'tool'
-          ? { tool: entry.id, costMicroUsd: cost }
-          : { recipe: entry.id, costMicroUsd: cost };
-    if (this.sale.nestOutput) out.output = result;
-    else Object.assign(out, result);
-    if (entry.kind === 'model') out.model = entry.id;
-    else if (entry.kind === 'tool') out.tool = entry.id;
-    else out.recipe = entry.id;
-    out.costMicroUsd = cost;
-    out.receipt = receipt.receipt;
-    return out;
+    return paidAnswer(this.sale.offer.entry, cost, result, receipt.receipt, this.sale.nestOutput === true);
   }
 
   /**
