@@ -164,10 +164,5 @@ export const recipeShape = z.strictObject({
   example: z.record(z.string(), z.unknown()),
 });
 
-export type MediaModelData = z.infer<typeof mediaModelShape>;
-export type ChatModelData = z.infer<typeof chatModelShape>;
-export type ToolData = z.infer<typeof toolShape>;
-export type RecipeData = z.infer<typeof recipeShape>;
-
 /** One data file: `{ entries: [...] }`. Entries are checked one by one so each problem names its entry. */
 export const dataFileShape = z.strictObject({ entries: z.array(z.unknown()) });

@@ -176,9 +176,6 @@ export interface RecipeEntry extends FlatPricedEntry {
 
 export type CatalogEntry = ModelEntry | ToolEntry | RecipeEntry;
 
-/** The entries sold at flat prices (tools and recipes), as opposed to models priced by their inputs. */
-export type FlatEntry = ToolEntry | RecipeEntry;
-
 /** The field answers and errors name an entry's id in: `model`, `tool` or `recipe`. */
 export function idField(entry: CatalogEntry): 'model' | 'tool' | 'recipe' {
   return entry.kind === 'model' ? 'model' : entry.kind;
