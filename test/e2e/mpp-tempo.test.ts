@@ -9,7 +9,7 @@ import type { DevnetKey } from '../../src/devnet/evm.js';
 import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { challengeMeta } from '../../src/rails/mpp/rail.js';
 import { DB_TARGETS } from '../support/app.js';
-import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -303,12 +303,7 @@ describe.runIf(postgresUp)('MPP Tempo charge with two instances on one PostgreSQ
       MPP_TEMPO_CURRENCY: PATH_USD,
       PUBLIC_BASE_URL: URL_BASE,
     };
-    const one = await startPaidKasir('postgres', env);
-    const two = await startPaidKasir('postgres', env, {
-      openai: one.openai,
-      anthropic: one.anthropic,
-      gemini: one.gemini,
-    });
+    const [one, two] = await startTwoPaidKasirs('postgres', env);
     try {
       for (let round = 0; round < 3; round++) {
         const body = JSON.stringify(chatBody(MODEL, `race ${round}`));

@@ -1,14 +1,12 @@
 // Recipes end to end on each database: a prompt becomes an image and the image a video through fal's queue (a
 // local fake in its wire format); the answer lists every step and the final link, the re-hosted bytes are the
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
-import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
-import { paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
+import { paidWithWallet, type WalletFixture } from '../support/wallet-suite.js';
 
 const FUNDS = 20_000_000;
 const FLUX = 'fal-ai/flux/schnell';
@@ -336,13 +334,8 @@ describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
-  /** Asks for the 402, pays what it names and sends the call again. */
-  async function paid(path: string, body: Record<string, unknown>) {
-    const [requirements] = paymentRequiredOf(await post(path, body)).accepts;
-    const payment = await fx.pay(requirements as PaymentRequirements);
-    const res = await post(path, body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
-    return { res, amount: BigInt((requirements as PaymentRequirements).amount) };
-  }
+  const paid = (path: string, body: Record<string, unknown>) =>
+    paidWithWallet(fx, (headers) => post(path, body, headers));
 
   it('pays /v1/recipes/{name} and /x402/recipes/{name} exactly the recipe price from the wallet', async () => {
     kasir.fal.setScript({});

@@ -60,9 +60,25 @@ export function payerOn(escrow: FakeEscrow, deposit: bigint): ChannelPayer {
   return { id, descriptor, sign, voucher };
 }
 
+/** Something that answers requests like kasir's app. */
+type Requester = { app: { request(path: string, init: RequestInit): Response | Promise<Response> } };
+
+/** A chat completion on `kasir` paid on the channel rail with `voucher` (PAYMENT-VOUCHER). */
+export function chatWithVoucher(
+  kasir: Requester,
+  voucher: string,
+  body: Record<string, unknown>,
+): Response | Promise<Response> {
+  return kasir.app.request('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
+    body: JSON.stringify(body),
+  });
+}
+
 /** Opens a channel of `deposit` for a new payer on the fake escrow and registers it with `kasir` (POST /v1/channels). */
 export async function openChannelOn(
-  kasir: { app: { request(path: string, init: RequestInit): Response | Promise<Response> } },
+  kasir: Requester,
   escrow: FakeEscrow,
   deposit: bigint,
 ): Promise<ChannelPayer> {

@@ -45,6 +45,30 @@ export function paymentRequiredOf(res: Response): PaymentRequired {
   return decodePaymentRequiredHeader(header as string);
 }
 
+/** Pays the first option a 402 names with the fixture's client: the payload, its PAYMENT-SIGNATURE and the amount. */
+export async function payChallenge(
+  fx: Pick<WalletFixture, 'pay'>,
+  challenge: Response,
+): Promise<{ payment: PaymentPayload; signature: string; amount: bigint }> {
+  const [requirements] = paymentRequiredOf(challenge).accepts;
+  expect(requirements, 'an x402 option in the 402').toBeDefined();
+  const payment = await fx.pay(requirements as PaymentRequirements);
+  return {
+    payment,
+    signature: encodePaymentSignatureHeader(payment),
+    amount: BigInt((requirements as PaymentRequirements).amount),
+  };
+}
+
+/** Asks for the 402 with `send()`, pays what it names and sends the call again with the payment. */
+export async function paidWithWallet(
+  fx: Pick<WalletFixture, 'pay'>,
+  send: (headers?: Record<string, string>) => Response | Promise<Response>,
+): Promise<{ res: Response; amount: bigint }> {
+  const { signature, amount } = await payChallenge(fx, await send());
+  return { res: await send({ 'payment-signature': signature }), amount };
+}
+
 /** What a chain's own tests get from the suite: a paid call on its route, made with the fixture's real client. */
 export interface WalletCalls {
   /** Asks for the 402, pays it with `fx.pay` and sends the call again; returns the paid answer. */
