@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
 import { ESCROW, type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
-import { DB_TARGETS, type DbTarget } from '../support/app.js';
+import { DB_TARGETS, type DbTarget, postJson } from '../support/app.js';
 import {
   ADMIN,
   CHAIN_ID,
@@ -33,12 +33,7 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
   });
   afterAll(() => kasir?.stop());
 
-  const register = (descriptor: ChannelDescriptor) =>
-    kasir.app.request('/v1/channels', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ descriptor }),
-    });
+  const register = (descriptor: ChannelDescriptor) => postJson(kasir, '/v1/channels', { descriptor });
   const call = (voucher: string, body = chatBody(MODEL, 'on a channel')) =>
     chatWithVoucher(kasir, voucher, body);
   const view = async (id: string) =>
@@ -161,11 +156,7 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     await register(other.descriptor);
     const q = price();
     const variant = async (route: string, body: Record<string, unknown>, headers: Record<string, string>) =>
-      kasir.app.request(`/v1/channels/${p.id}/${route}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
+      postJson(kasir, `/v1/channels/${p.id}/${route}`, body, headers);
     const chat = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
       'payment-voucher': await p.voucher(q),
     });

@@ -5,7 +5,7 @@
 // and the same model bought by an x402 wallet on its per-model route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAiMedia, startFakeOpenAiMedia } from '../fakes/openai-media-upstream.js';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
@@ -242,13 +242,8 @@ describe('OpenAI Sora on the x402 per-model route (Base, sqlite)', () => {
     await fx?.close();
   });
 
-  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request('/x402/openai/sora-2', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-  const paid = (body: Record<string, unknown>) => paidWithWallet(fx, (headers) => post(body, headers));
+  const paid = (body: Record<string, unknown>) =>
+    paidWithWallet(fx, (headers) => postJson(kasir, '/x402/openai/sora-2', body, headers));
 
   it('names the quote in its 402, and the paid call answers the re-hosted video; the wallet pays exactly that', async () => {
     const body = { prompt: 'layang-layang di Sanur', seconds: '4', size: '1280x720' };

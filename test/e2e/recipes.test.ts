@@ -2,7 +2,7 @@
 // local fake in its wire format); the answer lists every step and the final link, the re-hosted bytes are the
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
@@ -328,14 +328,8 @@ describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
     await fx?.close();
   });
 
-  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
   const paid = (path: string, body: Record<string, unknown>) =>
-    paidWithWallet(fx, (headers) => post(path, body, headers));
+    paidWithWallet(fx, (headers) => postJson(kasir, path, body, headers));
 
   it('pays /v1/recipes/{name} and /x402/recipes/{name} exactly the recipe price from the wallet', async () => {
     kasir.fal.setScript({});

@@ -4,7 +4,7 @@
 
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
 import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
@@ -22,11 +22,7 @@ describe.runIf(postgresUp)('x402 with two instances on one PostgreSQL', () => {
     try {
       const path = '/x402/openai/gpt-4.1-mini';
       const post = (kasir: PaidKasir, body: string, headers: Record<string, string> = {}) =>
-        kasir.app.request(path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body,
-        });
+        postJson(kasir, path, body, headers);
       for (let round = 0; round < 5; round++) {
         const body = JSON.stringify({
           messages: [{ role: 'user', content: `race ${round}` }],
@@ -63,11 +59,7 @@ describe('x402 routes and /v1/* (Base, SQLite)', () => {
     await fx?.close();
   });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    kasir.app.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(kasir, path, body, headers);
   const errorOf = async (res: Response) =>
     ((await res.json()) as { error: { code: string; message: string } }).error;
 

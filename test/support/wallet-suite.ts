@@ -9,7 +9,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawEnv } from '../../src/config.js';
 import type { X402SignerOverrides } from '../../src/rails/x402/open.js';
-import type { DbTarget } from './app.js';
+import { type DbTarget, postJson } from './app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from './paid.js';
 
 export interface WalletFixture {
@@ -101,11 +101,7 @@ export function describeWalletRail<F extends WalletFixture>(
       return rest;
     };
     const post = (b: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      kasir.app.request(route(), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(b),
-      });
+      postJson(kasir, route(), b, headers);
     const requirementsFor = async (b: Record<string, unknown>) => {
       const res = await post(b);
       expect(res.status).toBe(402);
