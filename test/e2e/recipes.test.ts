@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, postJson } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
-import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
 import { paidWithWallet, type WalletFixture } from '../support/wallet-suite.js';
 
@@ -201,18 +201,19 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     throw new Error(`job ${id} did not end`);
   }
 
+  /** Starts the Veo recipe as an async job (Prefer: respond-async) on the funded key. */
+  const startAsync = (prompt: string) =>
+    postJson(
+      kasir,
+      '/v1/recipes/prompt-to-video-veo',
+      { prompt },
+      { prefer: 'respond-async', ...bearer(key) },
+    );
+
   it('runs as an async job: 202 at once after the image, the result is the synchronous body, captured on success', async () => {
     kasir.fal.setScript({ polls: 3 });
     const before = await kasir.balance(accountId);
-    const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
-      method: 'POST',
-      body: JSON.stringify({ prompt: 'a paper boat in the rain' }),
-      headers: {
-        'content-type': 'application/json',
-        prefer: 'respond-async',
-        authorization: `Bearer ${key}`,
-      },
-    });
+    const res = await startAsync('a paper boat in the rain');
     expect(res.status).toBe(202);
     expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
     const { job_id } = (await res.json()) as { job_id: string };
@@ -240,15 +241,7 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     kasir.fal.setEndpointScript(VEO_FAST, { polls: 2, jobError: 'runner_error' });
     try {
       const before = await kasir.balance(accountId);
-      const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
-        method: 'POST',
-        body: JSON.stringify({ prompt: 'a kite over the dunes' }),
-        headers: {
-          'content-type': 'application/json',
-          prefer: 'respond-async',
-          authorization: `Bearer ${key}`,
-        },
-      });
+      const res = await startAsync('a kite over the dunes');
       expect(res.status).toBe(202);
       const { job_id } = (await res.json()) as { job_id: string };
       const done = await waitForJob(job_id);
