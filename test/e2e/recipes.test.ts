@@ -3,10 +3,10 @@
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, postJson } from '../support/app.js';
-import { evmFixture } from '../support/evm-wallet.js';
+import { useBaseWalletKasir } from '../support/evm-wallet.js';
 import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
-import { paidWithWallet, type WalletFixture } from '../support/wallet-suite.js';
+import { paidWithWallet } from '../support/wallet-suite.js';
 
 const FUNDS = 20_000_000;
 const FLUX = 'fal-ai/flux/schnell';
@@ -309,25 +309,15 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
 });
 
 describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
-  let fx: WalletFixture;
-  let kasir: PaidKasir;
-
-  beforeAll(async () => {
-    fx = await evmFixture('BASE', {});
-    kasir = await startPaidKasir('sqlite', fx.env);
-  }, 60_000);
-  afterAll(async () => {
-    await kasir?.stop();
-    await fx?.close();
-  });
+  const wallet = useBaseWalletKasir();
 
   const paid = (path: string, body: Record<string, unknown>) =>
-    paidWithWallet(fx, (headers) => postJson(kasir, path, body, headers));
+    paidWithWallet(wallet.fx, (headers) => postJson(wallet.kasir, path, body, headers));
 
   it('pays /v1/recipes/{name} and /x402/recipes/{name} exactly the recipe price from the wallet', async () => {
-    kasir.fal.setScript({});
+    wallet.kasir.fal.setScript({});
     for (const path of ['/v1/recipes/prompt-to-video', '/x402/recipes/prompt-to-video']) {
-      const before = await fx.payerBalance();
+      const before = await wallet.fx.payerBalance();
       const { res, amount } = await paid(path, { prompt: 'sunrise over Bromo' });
       expect(res.status, await res.clone().text()).toBe(200);
       const answer = (await res.json()) as RecipeBody & { output?: { steps: Step[]; url: string } };
@@ -336,19 +326,19 @@ describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
       const steps = path.startsWith('/x402/') ? answer.output?.steps : answer.steps;
       expect(steps?.map((s) => s.step)).toEqual(['image', 'video']);
       expect(amount).toBe(445_550n);
-      expect(before - (await fx.payerBalance())).toBe(445_550n);
+      expect(before - (await wallet.fx.payerBalance())).toBe(445_550n);
     }
   });
 
   it('takes nothing from the wallet when the video step fails', async () => {
-    kasir.fal.setEndpointScript(KLING, { jobError: 'runner_error' });
+    wallet.kasir.fal.setEndpointScript(KLING, { jobError: 'runner_error' });
     try {
-      const before = await fx.payerBalance();
+      const before = await wallet.fx.payerBalance();
       const { res } = await paid('/x402/recipes/prompt-to-video', { prompt: 'a storm' });
       expect(res.status).toBe(502);
-      expect(await fx.payerBalance()).toBe(before);
+      expect(await wallet.fx.payerBalance()).toBe(before);
     } finally {
-      kasir.fal.setEndpointScript(KLING, undefined);
+      wallet.kasir.fal.setEndpointScript(KLING, undefined);
     }
   });
 });
