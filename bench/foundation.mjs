@@ -1,11 +1,8 @@
 // The foundation's cost: a trivial free route and GET /v1/media/{key} against a bare Hono hello-world.
 // Usage: npm run build && node bench/foundation.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { request } from 'undici';
 import {
-  cleanupOnExit,
+  benchScratch,
   header,
   interleaved,
   pinSelf,
@@ -16,9 +13,7 @@ import {
 
 requireBuild();
 pinSelf();
-const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
-const children = [];
-cleanupOnExit(children);
+const { dataDir, children, stop } = benchScratch();
 
 try {
   const { hello, kasir } = await startKasirAndBareHono(dataDir);
@@ -47,6 +42,5 @@ try {
   ]);
   printTable('Free routes against a bare Hono hello-world', rows);
 } finally {
-  for (const c of children) c.child.kill('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+  stop();
 }

@@ -1,12 +1,10 @@
 // The six free lookups on the built server, against a bare Hono hello-world on the same machine.
 // Usage: npm run build && node bench/lookups.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import {
-  cleanupOnExit,
+  benchScratch,
   header,
   interleaved,
   pinSelf,
@@ -49,9 +47,7 @@ const ROUTES = [
   ['terbilang', '/v1/tools/terbilang', { n: '1.250.000' }],
 ];
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
-const children = [];
-cleanupOnExit(children);
+const { dataDir, children, stop } = benchScratch();
 try {
   const { hello, kasir } = await startKasirAndBareHono(dataDir);
   children.push(hello, kasir);
@@ -70,6 +66,5 @@ try {
   header('lookups');
   printTable('The six free lookups against a bare Hono hello-world', await interleaved(targets));
 } finally {
-  for (const c of children) c.child.kill('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+  stop();
 }

@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
-import { kasirArgs, requireBuild, startNode } from './lib/harness.mjs';
+import { keyWith, startAdminKasir } from './lib/funded-kasir.mjs';
+import { requireBuild } from './lib/harness.mjs';
 
 const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_VIDEO_MB ?? 400) * MB;
@@ -61,13 +61,7 @@ const rssMb = (pid) => {
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'kasir-bench-media-'));
 const fal = await startFakeFal();
-const kasir = await startNode('kasir', kasirArgs(), {
-  HOST: '127.0.0.1',
-  PORT: '0',
-  DATA_DIR: dataDir,
-  RATE_LIMIT_PER_MINUTE: '0',
-  ADMIN_TOKEN: ADMIN,
-  LOG_LEVEL: 'warn',
+const kasir = await startAdminKasir(dataDir, {
   FAL_KEY: 'bench',
   FAL_BASE_URL: `http://127.0.0.1:${fal.address().port}`,
   MEDIA_POLL_FIRST_MS: '10',

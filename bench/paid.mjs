@@ -3,16 +3,13 @@
 // Measures, in one run: req/s, server CPU µs per request, p50/p99 of a paid call on a funded prepaid key,
 // the 402 paths (no key; a key with an empty balance), streamed calls, latency at one connection, time to
 // first byte on a slow stream, peak memory, and hold+capture per second on SQLite and PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
 import {
-  cleanupOnExit,
+  benchScratch,
   header,
   interleaved,
-  kasirArgs,
   load,
   median,
   memoryMb,
@@ -20,6 +17,7 @@ import {
   printTable,
   requireBuild,
   root,
+  startKasir,
   startNode,
   warmup,
 } from './lib/harness.mjs';
@@ -27,9 +25,7 @@ import { holdCaptureRate } from './lib/ledger-rate.mjs';
 
 requireBuild();
 pinSelf();
-const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
-const children = [];
-cleanupOnExit(children);
+const { dataDir, children, stop } = benchScratch();
 
 /**
  * Time to the first body byte and to the end, over `n` sequential streamed calls after `warmup` unmeasured ones
@@ -65,26 +61,19 @@ try {
   const bareSlow = await startNode('bare proxy (slow)', ['bench/lib/bare-proxy.mjs'], {
     UPSTREAM_URL: `${slow.url}/v1`,
   });
-  const kasirEnv = {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: '0',
-    ADMIN_TOKEN: ADMIN,
-    UPSTREAM_RETRIES: '0',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  };
-  const kasir = await startNode('kasir', kasirArgs(), {
-    ...kasirEnv,
-    DATA_DIR: path.join(dataDir, 'a'),
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `${fast.url}/v1`,
-  });
-  const kasirSlow = await startNode('kasir (slow)', kasirArgs(), {
-    ...kasirEnv,
-    DATA_DIR: path.join(dataDir, 'b'),
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `${slow.url}/v1`,
-  });
+  const kasirOn = (upstream, dir, name) =>
+    startKasir(
+      path.join(dataDir, dir),
+      {
+        ADMIN_TOKEN: ADMIN,
+        UPSTREAM_RETRIES: '0',
+        OPENAI_API_KEY: 'sk-bench',
+        OPENAI_BASE_URL: `${upstream.url}/v1`,
+      },
+      name,
+    );
+  const kasir = await kasirOn(fast, 'a', 'kasir');
+  const kasirSlow = await kasirOn(slow, 'b', 'kasir (slow)');
   children.push(bare, bareSlow, kasir, kasirSlow);
   const idle = { kasir: memoryMb(kasir.pid).rss, bare: memoryMb(bare.pid).rss };
 
@@ -184,6 +173,5 @@ try {
   );
   for (const line of await holdCaptureRate(root, dataDir)) console.log(`  ${line}`);
 } finally {
-  for (const c of children) c.child.kill('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+  stop();
 }

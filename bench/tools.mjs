@@ -2,28 +2,14 @@
 // the free lookups (wilayah, terbilang) on the same built server: what a paid tool call costs beside a free one.
 // Usage: npm run build && node bench/tools.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
 
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { request } from 'undici';
-import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
-import {
-  cleanupOnExit,
-  header,
-  interleaved,
-  kasirArgs,
-  pinSelf,
-  printTable,
-  requireBuild,
-  startNode,
-} from './lib/harness.mjs';
+import { keyWith, startAdminKasir } from './lib/funded-kasir.mjs';
+import { benchScratch, header, interleaved, pinSelf, printTable, requireBuild } from './lib/harness.mjs';
 
 requireBuild();
 pinSelf();
-const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
-const children = [];
-cleanupOnExit(children);
+const { dataDir, children, stop } = benchScratch();
 
 // Frankfurter's /latest answer for the first (missed) call; every later call is a cache hit.
 const upstream = createServer((_req, res) => {
@@ -40,13 +26,7 @@ const upstream = createServer((_req, res) => {
 await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 
 try {
-  const kasir = await startNode('kasir', kasirArgs(), {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '0',
-    ADMIN_TOKEN: ADMIN,
-    LOG_LEVEL: 'warn',
+  const kasir = await startAdminKasir(dataDir, {
     FETCH_ALLOWED_HOSTS: `127.0.0.1:${upstream.address().port}`,
     FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
   });
@@ -71,7 +51,6 @@ try {
   header('tools');
   printTable('A cached paid tool call against the free lookups', await interleaved(targets));
 } finally {
-  for (const c of children) c.child.kill('SIGTERM');
+  stop();
   upstream.close();
-  rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 // A built kasir on a fake OpenAI upstream with its admin API on, and funded keys made through that API.
 import { request } from 'undici';
-import { kasirArgs, startNode } from './harness.mjs';
+import { startKasir, startNode } from './harness.mjs';
 
 export const ADMIN = 'bench-admin-token-0123456789';
 
@@ -25,19 +25,18 @@ export async function keyWith(kasir, microUsd) {
   return key;
 }
 
+/** Starts the built kasir with its admin API on (ADMIN), logging warnings only (`env` on top). */
+export function startAdminKasir(dataDir, env = {}) {
+  return startKasir(dataDir, { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env });
+}
+
 /** Starts the fake upstream and kasir (with `env` on top), pushing both onto `children` to be stopped. */
 export async function startChatKasir(children, dataDir, env = {}) {
   const upstream = await startNode('fake upstream', ['bench/lib/fake-openai.mjs'], {}, 'load');
   children.push(upstream);
-  const kasir = await startNode('kasir', kasirArgs(), {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '0',
-    ADMIN_TOKEN: ADMIN,
+  const kasir = await startAdminKasir(dataDir, {
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: `${upstream.url}/v1`,
-    LOG_LEVEL: 'warn',
     ...env,
   });
   children.push(kasir);

@@ -2,7 +2,8 @@
 // peak memory from /proc, and print medians of interleaved rounds, with ratios against a baseline taken round
 // by round (each round measures every target back to back, so a slow spell of the machine hits both sides).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -195,10 +196,27 @@ export function cleanupOnExit(children) {
   });
 }
 
-/** Starts the built kasir (its own data folder, no rate limit) beside a bare Hono hello-world; both pinned. */
-export async function startKasirAndBareHono(dataDir, env = {}) {
-  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
-  const kasir = await startNode('kasir', kasirArgs(), {
+/**
+ * A fresh data folder and the list of started servers (push each one onto `children`): `stop()` stops them and
+ * removes the folder, and the servers are stopped on exit and on Ctrl-C whatever happens.
+ */
+export function benchScratch() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-bench-'));
+  const children = [];
+  cleanupOnExit(children);
+  return {
+    dataDir,
+    children,
+    stop() {
+      for (const c of children) c.child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the built kasir, pinned, on a free local port with its own data folder and no rate limit (`env` on top). */
+export function startKasir(dataDir, env = {}, name = 'kasir') {
+  return startNode(name, kasirArgs(), {
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dataDir,
@@ -206,5 +224,11 @@ export async function startKasirAndBareHono(dataDir, env = {}) {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     ...env,
   });
+}
+
+/** Starts the built kasir beside a bare Hono hello-world; both pinned. */
+export async function startKasirAndBareHono(dataDir, env = {}) {
+  const hello = await startNode('bare hono', ['bench/lib/bare-hono.mjs']);
+  const kasir = await startKasir(dataDir, env);
   return { hello, kasir };
 }

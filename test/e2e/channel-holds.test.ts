@@ -15,7 +15,13 @@ import {
 } from '../../src/rails/channel/store.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
-import { CHAIN_ID, type ChannelPayer, channelEnv, openChannelOn } from '../support/channel-payer.js';
+import {
+  CHAIN_ID,
+  type ChannelPayer,
+  channelEnv,
+  chatWithVoucher,
+  openChannelOn,
+} from '../support/channel-payer.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -41,11 +47,7 @@ describe.each(DB_TARGETS)('payment-channel holds left by a dead call on %s', (db
 
   const openChannel = (deposit: bigint) => openChannelOn(kasir, escrow, deposit);
   const call = (voucher: string, payload: Record<string, unknown> = body) =>
-    kasir.app.request('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-      body: JSON.stringify(payload),
-    });
+    chatWithVoucher(kasir, voucher, payload);
   const view = async (id: string) =>
     (await (await kasir.app.request(`/v1/channels/${id}`)).json()) as Record<string, number | string | null>;
   const close = (id: string) => kasir.app.request(`/v1/channels/${id}/close`, { method: 'POST' });

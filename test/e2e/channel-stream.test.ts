@@ -6,8 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/catalog/tokenizer.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
-import { CHAIN_ID, type ChannelPayer, channelEnv, openChannelOn, payerOn } from '../support/channel-payer.js';
-import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import {
+  CHAIN_ID,
+  type ChannelPayer,
+  channelEnv,
+  chatWithVoucher,
+  openChannelOn,
+  payerOn,
+} from '../support/channel-payer.js';
+import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1';
@@ -135,12 +142,7 @@ describe.each(DB_TARGETS)('metered streams on a payment channel on %s', (db: DbT
   const quote = () => kasir.quote(body);
 
   const openChannel = (deposit: bigint) => openChannelOn(kasir, escrow, deposit);
-  const stream = async (voucher: string) =>
-    kasir.app.request('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-      body: JSON.stringify(body),
-    });
+  const stream = async (voucher: string) => chatWithVoucher(kasir, voucher, body);
   const sendVoucher = async (p: ChannelPayer, cumulative: number, signature?: string) =>
     kasir.app.request(`/v1/channels/${p.id}/vouchers`, {
       method: 'POST',
@@ -295,15 +297,7 @@ describe.each(DB_TARGETS)('metered streams on a payment channel on %s', (db: DbT
     expect(res.status).toBe(200);
     const reader = new StreamReader(res);
     const voucher = await p.voucher(v1);
-    const others = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        kasir.app.request('/v1/chat/completions', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-          body: JSON.stringify(other),
-        }),
-      ),
-    );
+    const others = await Promise.all(Array.from({ length: 5 }, () => chatWithVoucher(kasir, voucher, other)));
     const served = others.filter((r) => r.status === 200).length;
     expect(others.filter((r) => r.status === 402)).toHaveLength(5 - served);
     await reader.until('payment-need-voucher');
@@ -381,20 +375,9 @@ describe('a metered stream on one instance, its voucher sent to another', () => 
       const pg = await freshPostgres();
       const escrow = startFakeEscrow(CHAIN_ID);
       const shared = { ...env, DATABASE_URL: pg.url };
-      const one = await startPaidKasir('postgres', shared, undefined, { channelBackend: escrow });
-      const two = await startPaidKasir(
-        'postgres',
-        shared,
-        { openai: one.openai, anthropic: one.anthropic, gemini: one.gemini },
-        { channelBackend: escrow },
-      );
+      const [one, two] = await startTwoPaidKasirs('postgres', shared, { channelBackend: escrow });
       try {
-        const p = payerOn(escrow, 1_000_000n);
-        await one.app.request('/v1/channels', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ descriptor: p.descriptor }),
-        });
+        const p = await openChannelOn(one, escrow, 1_000_000n);
         const q = one.quote(body);
         one.openai.setScript({ text: TEXT, events: 100, delayMs: 2 });
         const res = await one.app.request('/v1/chat/completions', {

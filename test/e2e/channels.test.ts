@@ -9,9 +9,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
 import { ESCROW, type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
-import { DB_TARGETS, type DbTarget } from '../support/app.js';
-import { ADMIN, CHAIN_ID, channelEnv, PAYEE, payerOn } from '../support/channel-payer.js';
-import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { DB_TARGETS, type DbTarget, postJson } from '../support/app.js';
+import {
+  ADMIN,
+  CHAIN_ID,
+  channelEnv,
+  chatWithVoucher,
+  openChannelOn,
+  PAYEE,
+  payerOn,
+} from '../support/channel-payer.js';
+import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -25,18 +33,9 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
   });
   afterAll(() => kasir?.stop());
 
-  const register = (descriptor: ChannelDescriptor) =>
-    kasir.app.request('/v1/channels', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ descriptor }),
-    });
+  const register = (descriptor: ChannelDescriptor) => postJson(kasir, '/v1/channels', { descriptor });
   const call = (voucher: string, body = chatBody(MODEL, 'on a channel')) =>
-    kasir.app.request('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-      body: JSON.stringify(body),
-    });
+    chatWithVoucher(kasir, voucher, body);
   const view = async (id: string) =>
     (await (await kasir.app.request(`/v1/channels/${id}`)).json()) as Record<string, number | string | null>;
   const price = () => kasir.quote(chatBody(MODEL, 'on a channel'));
@@ -157,11 +156,7 @@ describe.each(DB_TARGETS)('payment channels on %s', (db: DbTarget) => {
     await register(other.descriptor);
     const q = price();
     const variant = async (route: string, body: Record<string, unknown>, headers: Record<string, string>) =>
-      kasir.app.request(`/v1/channels/${p.id}/${route}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
+      postJson(kasir, `/v1/channels/${p.id}/${route}`, body, headers);
     const chat = await variant('chat/completions', chatBody(MODEL, 'on a channel'), {
       'payment-voucher': await p.voucher(q),
     });
@@ -230,21 +225,11 @@ describe('payment channels across a restart and two instances', () => {
     const escrow = startFakeEscrow(CHAIN_ID);
     const env = { ...channelEnv, DATABASE_URL: `sqlite:${path.join(dir, 'kasir.db')}` };
     try {
-      const p = payerOn(escrow, 1_000_000n);
       const one = await startPaidKasir('sqlite', env, undefined, { channelBackend: escrow });
+      const p = await openChannelOn(one, escrow, 1_000_000n);
       const q = one.quote(chatBody(MODEL, 'restart'));
-      await one.app.request('/v1/channels', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ descriptor: p.descriptor }),
-      });
       const voucher = await p.voucher(2 * q);
-      const pay = (k: PaidKasir) =>
-        k.app.request('/v1/chat/completions', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-          body: JSON.stringify(chatBody(MODEL, 'restart')),
-        });
+      const pay = (k: PaidKasir) => chatWithVoucher(k, voucher, chatBody(MODEL, 'restart'));
       expect((await pay(one)).status).toBe(200);
       await one.stop();
       const two = await startPaidKasir('sqlite', env, undefined, { channelBackend: escrow });
@@ -262,31 +247,14 @@ describe('payment channels across a restart and two instances', () => {
       const pg = await freshPostgres();
       const escrow = startFakeEscrow(CHAIN_ID);
       const env = { ...channelEnv, DATABASE_URL: pg.url };
-      const one = await startPaidKasir('postgres', env, undefined, { channelBackend: escrow });
-      const two = await startPaidKasir(
-        'postgres',
-        env,
-        { openai: one.openai, anthropic: one.anthropic, gemini: one.gemini },
-        {
-          channelBackend: escrow,
-        },
-      );
+      const [one, two] = await startTwoPaidKasirs('postgres', env, { channelBackend: escrow });
       try {
-        const p = payerOn(escrow, 5_000_000n);
+        const p = await openChannelOn(one, escrow, 5_000_000n);
         const q = one.quote(chatBody(MODEL, 'race'));
-        await one.app.request('/v1/channels', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ descriptor: p.descriptor }),
-        });
         const voucher = await p.voucher(30 * q);
         const answers = await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
-            (i % 2 ? one : two).app.request('/v1/chat/completions', {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'payment-voucher': voucher },
-              body: JSON.stringify(chatBody(MODEL, 'race')),
-            }),
+            chatWithVoucher(i % 2 ? one : two, voucher, chatBody(MODEL, 'race')),
           ),
         );
         expect(answers.filter((r) => r.status === 200)).toHaveLength(30);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { bearer, chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -26,11 +26,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    kasir.app.request('/v1/chat/completions', {
-      method: 'POST',
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...headers },
-    });
+    postJson(kasir, '/v1/chat/completions', body, headers);
   const totalHolds = async () =>
     (await kasir.deps.db.kysely.selectFrom('holds').select('id').execute()).length;
   // Charges and usage rows are written just after each response: wait for this instance's writes first.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeElevenLabs, startFakeElevenLabs } from '../fakes/elevenlabs-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
 const MP3 = Buffer.concat([
   Buffer.from('ID3', 'latin1'),
@@ -40,8 +40,7 @@ describe.each(DB_TARGETS)('ElevenLabs media models on %s', (db) => {
       output_format: 'opus_48000_64',
     };
     const answer = await post('/v1/audio/speech', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(eleven.requests.at(-1)).toMatchObject({
       path: '/v1/text-to-speech/JBFqnCBsd6RMkjVDRZzb?output_format=opus_48000_64',
       json: { text: 'Halo dari kasir', model_id: 'eleven_flash_v2_5' },
@@ -54,8 +53,7 @@ describe.each(DB_TARGETS)('ElevenLabs media models on %s', (db) => {
   it('composes music, charged the ceiling of its length', async () => {
     const body = { model: 'elevenlabs/music_v1', prompt: 'gamelan lo-fi', music_length_ms: 30_000 };
     const answer = await post('/v1/music/generations', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(eleven.requests.at(-1)?.json).toMatchObject({ prompt: 'gamelan lo-fi', model_id: 'music_v1' });
     expect((await bytesAt(String(answer.json.output?.url))).equals(eleven.lastAudio)).toBe(true);
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGoogleMedia, startFakeGoogleMedia } from '../fakes/google-media-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -48,8 +48,7 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
       aspectRatio: '16:9',
     };
     const answer = await post('/v1/images/generations', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(google.requests.at(-1)).toEqual({
       path: '/v1beta/models/imagen-4.0-generate-001:predict',
       body: {
@@ -72,8 +71,7 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
       aspectRatio: '1:1',
     };
     const answer = await post('/v1/images/generations', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(google.requests.at(-1)).toEqual({
       path: '/v1beta/models/gemini-2.5-flash-image:generateContent',
       body: {
@@ -102,8 +100,7 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
       durationSeconds: 4,
     };
     const answer = await post('/v1/video/generations', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     const sent = google.requests.at(-1);
     expect(sent?.path).toBe('/v1beta/models/veo-3.1-fast-generate-preview:predictLongRunning');
     expect(sent?.body).toMatchObject({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMiniMax, startFakeMiniMax } from '../fakes/minimax-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
 describe.each(DB_TARGETS)('MiniMax speech and music on %s', (db) => {
   let kasir: PaidKasir;
@@ -41,8 +41,7 @@ describe.each(DB_TARGETS)('MiniMax speech and music on %s', (db) => {
       stream: true,
     };
     const answer = await post('/v1/audio/speech', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(answer.json.costMicroUsd).toBe(kasir.quote(body));
     expect(minimax.requests.at(-1)).toEqual({
       path: '/v1/t2a_v2',
@@ -69,8 +68,7 @@ describe.each(DB_TARGETS)('MiniMax speech and music on %s', (db) => {
       lyrics: '[verse]\nJalan-jalan ke Bandung\n[chorus]\nHati senang',
     };
     const answer = await post('/v1/music/generations', body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(minimax.requests.at(-1)).toEqual({
       path: '/v1/music_generation',
       body: { ...body, model: 'music-2.0', output_format: 'hex' },

@@ -3,15 +3,13 @@
 // byte for byte, charged the quote; an image reference sent as a file part; an async job; bad input, moderation
 // refusals, failed videos, upstream errors and timeouts (the video deleted upstream, best effort) charged nothing;
 // and the same model bought by an x402 wallet on its per-model route.
-import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAiMedia, startFakeOpenAiMedia } from '../fakes/openai-media-upstream.js';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { evmFixture } from '../support/evm-wallet.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
-import { paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
+import { paidWithWallet, type WalletFixture } from '../support/wallet-suite.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -244,19 +242,8 @@ describe('OpenAI Sora on the x402 per-model route (Base, sqlite)', () => {
     await fx?.close();
   });
 
-  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request('/x402/openai/sora-2', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-  /** Asks for the 402, pays what it names and sends the call again. */
-  async function paid(body: Record<string, unknown>): Promise<{ res: Response; amount: bigint }> {
-    const [requirements] = paymentRequiredOf(await post(body)).accepts;
-    const payment = await fx.pay(requirements as PaymentRequirements);
-    const res = await post(body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
-    return { res, amount: BigInt((requirements as PaymentRequirements).amount) };
-  }
+  const paid = (body: Record<string, unknown>) =>
+    paidWithWallet(fx, (headers) => postJson(kasir, '/x402/openai/sora-2', body, headers));
 
   it('names the quote in its 402, and the paid call answers the re-hosted video; the wallet pays exactly that', async () => {
     const body = { prompt: 'layang-layang di Sanur', seconds: '4', size: '1280x720' };

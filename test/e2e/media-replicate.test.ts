@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeReplicate, startFakeReplicate } from '../fakes/replicate-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
 const MODEL = 'black-forest-labs/flux-schnell';
 
@@ -35,8 +35,7 @@ describe.each(DB_TARGETS)('Replicate media models on %s', (db) => {
     replicate.setScript({});
     const body = { model: MODEL, prompt: 'a teapot', num_outputs: 1 };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     const created = replicate.creates.at(-1);
     expect(created).toMatchObject({ model: MODEL, prefer: 'wait', body: { input: { prompt: 'a teapot' } } });
     expect(created?.body.input).not.toHaveProperty('model');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeRunway, startFakeRunway } from '../fakes/runway-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const PNG_URI = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -51,8 +51,7 @@ describe.each(DB_TARGETS)('Runway video models on %s', (db) => {
       duration: 4,
     };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(answer.json.costMicroUsd).toBe(kasir.quote(body));
     expect(runway.creates.at(-1)).toEqual({
       path: '/v1/text_to_video',
@@ -67,8 +66,7 @@ describe.each(DB_TARGETS)('Runway video models on %s', (db) => {
   it('sends an inline image to image_to_video as a data URI', async () => {
     const body = { model: 'runwayml/gen4_turbo', promptImage: PNG_URI, ratio: '960:960', duration: 2 };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(runway.creates.at(-1)).toMatchObject({
       path: '/v1/image_to_video',
       body: { model: 'gen4_turbo', promptImage: PNG_URI, ratio: '960:960' },
@@ -84,8 +82,7 @@ describe.each(DB_TARGETS)('Runway video models on %s', (db) => {
       duration: 8,
     };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     const sent = runway.creates.at(-1);
     expect(sent?.path).toBe('/v1/video_to_video');
     expect(sent?.body).toEqual({

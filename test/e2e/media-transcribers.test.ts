@@ -6,7 +6,7 @@ import { type FakeAssemblyAi, startFakeAssemblyAi } from '../fakes/assemblyai-up
 import { type FakeDeepgram, startFakeDeepgram } from '../fakes/deepgram-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { postPaid } from '../support/paid-call.js';
+import { expectQuoteCharged, postPaid } from '../support/paid-call.js';
 
 const MP3 = Buffer.concat([
   Buffer.from('ID3', 'latin1'),
@@ -57,8 +57,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
       duration: 90,
     };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     expect(answer.json.costMicroUsd).toBe(kasir.quote(body));
     expect(assembly.creates.at(-1)).toEqual({
       audio_url: PUBLIC_AUDIO,
@@ -74,8 +73,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
   it('uploads an inline file to AssemblyAI before transcribing it', async () => {
     const body = { model: 'assemblyai/universal-3-pro', audio_url: DATA_URI, duration: 5 };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     const [uploadUrl, uploaded] = [...assembly.uploads.entries()].at(-1) ?? [];
     expect(uploaded?.equals(MP3)).toBe(true);
     expect(assembly.creates.at(-1)).toMatchObject({
@@ -95,8 +93,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
       duration: 61,
     };
     const answer = await post(body);
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.charged).toBe(String(kasir.quote(body)));
+    expectQuoteCharged(kasir, answer, body);
     const sent = deepgram.requests.at(-1);
     expect(sent?.json).toEqual({ url: PUBLIC_AUDIO });
     expect(sent?.query.get('model')).toBe('nova-3');

@@ -5,7 +5,7 @@ import { Challenge } from 'mppx';
 import { Mppx, stripe } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECLINED_TOKEN, type FakeStripe, startFakeStripe } from '../fakes/stripe.js';
-import { DB_TARGETS } from '../support/app.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -42,11 +42,7 @@ describe.each(DB_TARGETS)('MPP card charge on %s', (db) => {
   }
 
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request(`${URL_BASE}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(kasir, `${URL_BASE}/v1/chat/completions`, body, headers);
 
   function client(token: string) {
     const sent: Array<string | null> = [];

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetKey } from '../../src/devnet/evm.js';
 import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { challengeMeta } from '../../src/rails/mpp/rail.js';
-import { DB_TARGETS } from '../support/app.js';
-import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
+import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -78,11 +78,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
   }
 
   const post = (on: PaidKasir, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    on.app.request(`${URL_BASE}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(on, `${URL_BASE}/v1/chat/completions`, body, headers);
 
   const walletQuote = (body: Record<string, unknown>) => kasir.quote(body);
 
@@ -303,21 +299,12 @@ describe.runIf(postgresUp)('MPP Tempo charge with two instances on one PostgreSQ
       MPP_TEMPO_CURRENCY: PATH_USD,
       PUBLIC_BASE_URL: URL_BASE,
     };
-    const one = await startPaidKasir('postgres', env);
-    const two = await startPaidKasir('postgres', env, {
-      openai: one.openai,
-      anthropic: one.anthropic,
-      gemini: one.gemini,
-    });
+    const [one, two] = await startTwoPaidKasirs('postgres', env);
     try {
       for (let round = 0; round < 3; round++) {
         const body = JSON.stringify(chatBody(MODEL, `race ${round}`));
         const post = (k: PaidKasir, headers: Record<string, string> = {}) =>
-          k.app.request(`${URL_BASE}/v1/chat/completions`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', ...headers },
-            body,
-          });
+          postJson(k, `${URL_BASE}/v1/chat/completions`, body, headers);
         // Issued by one instance, paid to either: they share the secret and the replay store.
         const payer = await chain.fundPayer();
         const mppx = Mppx.create({

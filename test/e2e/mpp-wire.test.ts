@@ -7,6 +7,7 @@ import { Mppx, stripe } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateSecret } from '../../src/rails/mpp/secrets.js';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.js';
+import { postJson } from '../support/app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const URL_BASE = 'http://kasir.test';
@@ -102,11 +103,7 @@ describe('the Payment scheme on the wire', () => {
   }
 
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request(`${URL_BASE}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(kasir, `${URL_BASE}/v1/chat/completions`, body, headers);
 
   const secrets = () =>
     kasir.deps.db.kysely

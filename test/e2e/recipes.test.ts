@@ -1,14 +1,12 @@
 // Recipes end to end on each database: a prompt becomes an image and the image a video through fal's queue (a
 // local fake in its wire format); the answer lists every step and the final link, the re-hosted bytes are the
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
-import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../support/app.js';
-import { evmFixture } from '../support/evm-wallet.js';
-import { type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
+import { useBaseWalletKasir } from '../support/evm-wallet.js';
+import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
-import { paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
+import { paidWithWallet } from '../support/wallet-suite.js';
 
 const FUNDS = 20_000_000;
 const FLUX = 'fal-ai/flux/schnell';
@@ -203,18 +201,19 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     throw new Error(`job ${id} did not end`);
   }
 
+  /** Starts the Veo recipe as an async job (Prefer: respond-async) on the funded key. */
+  const startAsync = (prompt: string) =>
+    postJson(
+      kasir,
+      '/v1/recipes/prompt-to-video-veo',
+      { prompt },
+      { prefer: 'respond-async', ...bearer(key) },
+    );
+
   it('runs as an async job: 202 at once after the image, the result is the synchronous body, captured on success', async () => {
     kasir.fal.setScript({ polls: 3 });
     const before = await kasir.balance(accountId);
-    const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
-      method: 'POST',
-      body: JSON.stringify({ prompt: 'a paper boat in the rain' }),
-      headers: {
-        'content-type': 'application/json',
-        prefer: 'respond-async',
-        authorization: `Bearer ${key}`,
-      },
-    });
+    const res = await startAsync('a paper boat in the rain');
     expect(res.status).toBe(202);
     expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
     const { job_id } = (await res.json()) as { job_id: string };
@@ -242,15 +241,7 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
     kasir.fal.setEndpointScript(VEO_FAST, { polls: 2, jobError: 'runner_error' });
     try {
       const before = await kasir.balance(accountId);
-      const res = await kasir.app.request('/v1/recipes/prompt-to-video-veo', {
-        method: 'POST',
-        body: JSON.stringify({ prompt: 'a kite over the dunes' }),
-        headers: {
-          'content-type': 'application/json',
-          prefer: 'respond-async',
-          authorization: `Bearer ${key}`,
-        },
-      });
+      const res = await startAsync('a kite over the dunes');
       expect(res.status).toBe(202);
       const { job_id } = (await res.json()) as { job_id: string };
       const done = await waitForJob(job_id);
@@ -318,36 +309,15 @@ describe.each(DB_TARGETS)('recipes on %s', (db) => {
 });
 
 describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
-  let fx: WalletFixture;
-  let kasir: PaidKasir;
+  const wallet = useBaseWalletKasir();
 
-  beforeAll(async () => {
-    fx = await evmFixture('BASE', {});
-    kasir = await startPaidKasir('sqlite', fx.env);
-  }, 60_000);
-  afterAll(async () => {
-    await kasir?.stop();
-    await fx?.close();
-  });
-
-  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    kasir.app.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-  /** Asks for the 402, pays what it names and sends the call again. */
-  async function paid(path: string, body: Record<string, unknown>) {
-    const [requirements] = paymentRequiredOf(await post(path, body)).accepts;
-    const payment = await fx.pay(requirements as PaymentRequirements);
-    const res = await post(path, body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
-    return { res, amount: BigInt((requirements as PaymentRequirements).amount) };
-  }
+  const paid = (path: string, body: Record<string, unknown>) =>
+    paidWithWallet(wallet.fx, (headers) => postJson(wallet.kasir, path, body, headers));
 
   it('pays /v1/recipes/{name} and /x402/recipes/{name} exactly the recipe price from the wallet', async () => {
-    kasir.fal.setScript({});
+    wallet.kasir.fal.setScript({});
     for (const path of ['/v1/recipes/prompt-to-video', '/x402/recipes/prompt-to-video']) {
-      const before = await fx.payerBalance();
+      const before = await wallet.fx.payerBalance();
       const { res, amount } = await paid(path, { prompt: 'sunrise over Bromo' });
       expect(res.status, await res.clone().text()).toBe(200);
       const answer = (await res.json()) as RecipeBody & { output?: { steps: Step[]; url: string } };
@@ -356,19 +326,19 @@ describe('a recipe bought by an x402 wallet (Base, sqlite)', () => {
       const steps = path.startsWith('/x402/') ? answer.output?.steps : answer.steps;
       expect(steps?.map((s) => s.step)).toEqual(['image', 'video']);
       expect(amount).toBe(445_550n);
-      expect(before - (await fx.payerBalance())).toBe(445_550n);
+      expect(before - (await wallet.fx.payerBalance())).toBe(445_550n);
     }
   });
 
   it('takes nothing from the wallet when the video step fails', async () => {
-    kasir.fal.setEndpointScript(KLING, { jobError: 'runner_error' });
+    wallet.kasir.fal.setEndpointScript(KLING, { jobError: 'runner_error' });
     try {
-      const before = await fx.payerBalance();
+      const before = await wallet.fx.payerBalance();
       const { res } = await paid('/x402/recipes/prompt-to-video', { prompt: 'a storm' });
       expect(res.status).toBe(502);
-      expect(await fx.payerBalance()).toBe(before);
+      expect(await wallet.fx.payerBalance()).toBe(before);
     } finally {
-      kasir.fal.setEndpointScript(KLING, undefined);
+      wallet.kasir.fal.setEndpointScript(KLING, undefined);
     }
   });
 });

@@ -3,13 +3,12 @@
 // an 18-decimal token) on SQLite.
 
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequirements } from '@x402/core/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS } from '../support/app.js';
-import { evmFixture } from '../support/evm-wallet.js';
-import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
+import { describe, expect, it } from 'vitest';
+import { DB_TARGETS, postJson } from '../support/app.js';
+import { evmFixture, useBaseWalletKasir } from '../support/evm-wallet.js';
+import { chatBody, type PaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
-import { describeWalletRail, paymentRequiredOf, type WalletFixture } from '../support/wallet-suite.js';
+import { describeWalletRail, payChallenge } from '../support/wallet-suite.js';
 
 for (const target of DB_TARGETS) describeWalletRail('Base', target, () => evmFixture('BASE', {}));
 describeWalletRail('BNB Smart Chain', 'sqlite', () => evmFixture('BNB', { chainId: 56, decimals: 18 }));
@@ -19,27 +18,17 @@ describe.runIf(postgresUp)('x402 with two instances on one PostgreSQL', () => {
     const pg = await freshPostgres();
     const fx = await evmFixture('BASE', {});
     const env = { ...fx.env, DATABASE_URL: pg.url };
-    const one = await startPaidKasir('postgres', env);
-    const two = await startPaidKasir('postgres', env, {
-      openai: one.openai,
-      anthropic: one.anthropic,
-      gemini: one.gemini,
-    });
+    const [one, two] = await startTwoPaidKasirs('postgres', env);
     try {
       const path = '/x402/openai/gpt-4.1-mini';
       const post = (kasir: PaidKasir, body: string, headers: Record<string, string> = {}) =>
-        kasir.app.request(path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body,
-        });
+        postJson(kasir, path, body, headers);
       for (let round = 0; round < 5; round++) {
         const body = JSON.stringify({
           messages: [{ role: 'user', content: `race ${round}` }],
           max_tokens: 16,
         });
-        const [requirements] = paymentRequiredOf(await post(one, body)).accepts;
-        const payment = encodePaymentSignatureHeader(await fx.pay(requirements as PaymentRequirements));
+        const { signature: payment, amount } = await payChallenge(fx, await post(one, body));
         const before = await fx.payerBalance();
         const calls = one.openai.requests.length;
         const answers = await Promise.all(
@@ -47,7 +36,7 @@ describe.runIf(postgresUp)('x402 with two instances on one PostgreSQL', () => {
         );
         expect(answers.map((r) => r.status).sort()).toEqual([200, 402, 402, 402]);
         expect(one.openai.requests.length).toBe(calls + 1);
-        expect(before - (await fx.payerBalance())).toBe(BigInt(requirements?.amount ?? 0));
+        expect(before - (await fx.payerBalance())).toBe(amount);
       }
     } finally {
       await two.stop();
@@ -59,22 +48,9 @@ describe.runIf(postgresUp)('x402 with two instances on one PostgreSQL', () => {
 });
 
 describe('x402 routes and /v1/* (Base, SQLite)', () => {
-  let fx: WalletFixture;
-  let kasir: PaidKasir;
-  beforeAll(async () => {
-    fx = await evmFixture('BASE', {});
-    kasir = await startPaidKasir('sqlite', fx.env);
-  }, 60_000);
-  afterAll(async () => {
-    await kasir?.stop();
-    await fx?.close();
-  });
+  const wallet = useBaseWalletKasir();
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    kasir.app.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(wallet.kasir, path, body, headers);
   const errorOf = async (res: Response) =>
     ((await res.json()) as { error: { code: string; message: string } }).error;
 
@@ -84,27 +60,24 @@ describe('x402 routes and /v1/* (Base, SQLite)', () => {
     expect(unpaid.status).toBe(402);
     const json = (await unpaid.clone().json()) as { error: { details: { rails: Array<{ rail: string }> } } };
     expect(json.error.details.rails.map((r) => r.rail)).toEqual(['prepaid', 'x402']);
-    const [requirements] = paymentRequiredOf(unpaid).accepts;
-    const before = await fx.payerBalance();
-    const paid = await post('/v1/chat/completions', body, {
-      'payment-signature': encodePaymentSignatureHeader(await fx.pay(requirements as PaymentRequirements)),
-    });
+    const { signature } = await payChallenge(wallet.fx, unpaid);
+    const before = await wallet.fx.payerBalance();
+    const paid = await post('/v1/chat/completions', body, { 'payment-signature': signature });
     expect(paid.status).toBe(200);
     const completion = (await paid.json()) as { object: string; costMicroUsd: number };
     expect(completion.object).toBe('chat.completion');
-    expect(completion.costMicroUsd).toBe(kasir.quote(body));
-    expect(before - (await fx.payerBalance())).toBe(BigInt(completion.costMicroUsd));
+    expect(completion.costMicroUsd).toBe(wallet.kasir.quote(body));
+    expect(before - (await wallet.fx.payerBalance())).toBe(BigInt(completion.costMicroUsd));
     expect(paid.headers.get('payment-response')).toBeTruthy();
   });
 
   it('replays an Idempotency-Key result to the same payment only, never to another payload claiming its payer', async () => {
     const body = { messages: [{ role: 'user', content: 'Once, with a key' }], max_tokens: 16 };
-    const [requirements] = paymentRequiredOf(await post('/x402/openai/gpt-4.1-mini', body)).accepts;
-    const payment = await fx.pay(requirements as PaymentRequirements);
-    const headers = {
-      'idempotency-key': 'wallet-key-1',
-      'payment-signature': encodePaymentSignatureHeader(payment),
-    };
+    const { payment, signature } = await payChallenge(
+      wallet.fx,
+      await post('/x402/openai/gpt-4.1-mini', body),
+    );
+    const headers = { 'idempotency-key': 'wallet-key-1', 'payment-signature': signature };
     const first = await post('/x402/openai/gpt-4.1-mini', body, headers);
     expect(first.status).toBe(200);
     const again = await post('/x402/openai/gpt-4.1-mini', body, headers);

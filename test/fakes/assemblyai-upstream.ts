@@ -6,8 +6,8 @@
  * selection page documents for pre-recorded audio; any other id (the older `universal`, say) is a 400.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { closeServer, listen, sendJson } from './http.js';
 
 /** The pre-recorded model ids of AssemblyAI's model selection docs. */
 const SPEECH_MODELS = ['universal-3-5-pro', 'universal-3-pro', 'universal-2'];
@@ -35,14 +35,9 @@ export async function startFakeAssemblyAi(options: { apiKey: string }): Promise<
     uploads: new Map(),
     creates: [],
     polls: new Map(),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
   const transcripts = new Map<string, { body: Record<string, unknown>; error: string | null }>();
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -50,23 +45,23 @@ export async function startFakeAssemblyAi(options: { apiKey: string }): Promise<
     const raw = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://assemblyai.test');
     if (req.headers.authorization !== options.apiKey)
-      return json(res, 401, { error: 'Authentication error, API token missing/invalid' });
-    if (fake.failWith) return json(res, fake.failWith, { error: `failed with ${fake.failWith}` });
+      return sendJson(res, 401, { error: 'Authentication error, API token missing/invalid' });
+    if (fake.failWith) return sendJson(res, fake.failWith, { error: `failed with ${fake.failWith}` });
     if (req.method === 'POST' && url.pathname === '/v2/upload') {
-      if (raw.length === 0) return json(res, 400, { error: 'Upload body is empty' });
+      if (raw.length === 0) return sendJson(res, 400, { error: 'Upload body is empty' });
       const uploadUrl = `https://cdn.assemblyai.com/upload/${randomUUID()}`;
       fake.uploads.set(uploadUrl, raw);
-      return json(res, 200, { upload_url: uploadUrl });
+      return sendJson(res, 200, { upload_url: uploadUrl });
     }
     if (req.method === 'POST' && url.pathname === '/v2/transcript') {
       const body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
       fake.creates.push(body);
-      if (typeof body.audio_url !== 'string') return json(res, 400, { error: 'audio_url is required' });
+      if (typeof body.audio_url !== 'string') return sendJson(res, 400, { error: 'audio_url is required' });
       if (!Array.isArray(body.speech_models) || body.speech_models.length === 0)
-        return json(res, 400, { error: 'speech_models must be a non-empty list' });
+        return sendJson(res, 400, { error: 'speech_models must be a non-empty list' });
       const unknown = body.speech_models.find((m) => !SPEECH_MODELS.includes(String(m)));
       if (unknown !== undefined)
-        return json(res, 400, {
+        return sendJson(res, 400, {
           error: `Invalid speech model ${JSON.stringify(unknown)}; accepted: ${SPEECH_MODELS.join(', ')}`,
         });
       const id = randomUUID();
@@ -87,24 +82,24 @@ export async function startFakeAssemblyAi(options: { apiKey: string }): Promise<
         error: fake.errorWith,
       });
       fake.polls.set(id, 0);
-      return json(res, 200, transcript);
+      return sendJson(res, 200, transcript);
     }
     const match = /^\/v2\/transcript\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && match) {
       const id = match[1] ?? '';
       const t = transcripts.get(id);
-      if (!t) return json(res, 404, { error: 'Transcript not found' });
+      if (!t) return sendJson(res, 404, { error: 'Transcript not found' });
       const reads = (fake.polls.get(id) ?? 0) + 1;
       fake.polls.set(id, reads);
-      if (reads === 1) return json(res, 200, { ...t.body, status: 'queued', text: null, words: null });
-      if (reads === 2) return json(res, 200, { ...t.body, status: 'processing', text: null, words: null });
+      if (reads === 1) return sendJson(res, 200, { ...t.body, status: 'queued', text: null, words: null });
+      if (reads === 2)
+        return sendJson(res, 200, { ...t.body, status: 'processing', text: null, words: null });
       if (t.error)
-        return json(res, 200, { ...t.body, status: 'error', text: null, words: null, error: t.error });
-      return json(res, 200, { ...t.body, status: 'completed', audio_duration: 3 });
+        return sendJson(res, 200, { ...t.body, status: 'error', text: null, words: null, error: t.error });
+      return sendJson(res, 200, { ...t.body, status: 'completed', audio_duration: 3 });
     }
-    return json(res, 404, { error: 'Not found' });
+    return sendJson(res, 404, { error: 'Not found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

@@ -17,10 +17,10 @@
  * `setScript(a, b, c)` queues scripts: each request takes the next one and the last one repeats.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SseFrameSplitter } from '../../src/providers/sse.js';
 import type { ChatStreamEvent } from '../../src/providers/types.js';
+import { sendJson as answerJson, closeServer, listen } from './http.js';
 
 export interface FakeToolCall {
   /** The upstream's id for the call; generated when absent. */
@@ -158,19 +158,15 @@ export async function startFakeUpstream(
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const base = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}${basePath}`,
+    url: `${base}${basePath}`,
     requests,
     setScript(...next) {
       scripts = next.length ? next : [{}];
       drawn = 0;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 
@@ -183,8 +179,7 @@ export function sendJson(
   body: unknown,
   request?: RecordedRequest,
 ): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  answerJson(res, status, body);
   if (request) request.finished = true;
 }
 

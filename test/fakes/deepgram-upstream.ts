@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface FakeDeepgram {
   url: string;
@@ -25,15 +25,10 @@ export async function startFakeDeepgram(options: { apiKey: string }): Promise<Fa
     url: '',
     failWith: null,
     requests: [],
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const refuse = (res: ServerResponse, status: number, code: string, msg: string) =>
-    json(res, status, { err_code: code, err_msg: msg, request_id: randomUUID() });
+    sendJson(res, status, { err_code: code, err_msg: msg, request_id: randomUUID() });
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -61,7 +56,7 @@ export async function startFakeDeepgram(options: { apiKey: string }): Promise<Fa
         'Bad Request: failed to process audio: corrupt or unsupported data',
       );
     const transcript = recorded.json ? `heard ${recorded.json.url}` : `heard ${recorded.bytes?.length} bytes`;
-    return json(res, 200, {
+    return sendJson(res, 200, {
       metadata: {
         transaction_key: 'deprecated',
         request_id: randomUUID(),
@@ -86,7 +81,6 @@ export async function startFakeDeepgram(options: { apiKey: string }): Promise<Fa
       },
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface FakeElevenLabs {
   url: string;
@@ -31,13 +31,8 @@ export async function startFakeElevenLabs(options: { apiKey: string }): Promise<
     failWith: null,
     requests: [],
     lastAudio: Buffer.alloc(0),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const audio = (res: ServerResponse, seed: string, format: string) => {
     fake.lastAudio = createHash('sha512').update(seed).digest();
     fake.lastAudio = Buffer.concat(Array.from({ length: 40 }, () => fake.lastAudio));
@@ -52,7 +47,7 @@ export async function startFakeElevenLabs(options: { apiKey: string }): Promise<
     const raw = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://elevenlabs.test');
     if (req.headers['xi-api-key'] !== options.apiKey)
-      return json(res, 401, { detail: { status: 'invalid_api_key', message: 'Invalid API key' } });
+      return sendJson(res, 401, { detail: { status: 'invalid_api_key', message: 'Invalid API key' } });
     const type = String(req.headers['content-type'] ?? '');
     const recorded: FakeElevenLabs['requests'][number] = { path: `${url.pathname}${url.search}` };
     if (type.startsWith('multipart/form-data'))
@@ -60,14 +55,14 @@ export async function startFakeElevenLabs(options: { apiKey: string }): Promise<
     else recorded.json = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
     fake.requests.push(recorded);
     if (fake.failWith)
-      return json(res, fake.failWith, {
+      return sendJson(res, fake.failWith, {
         detail: { status: 'error', message: `failed with ${fake.failWith}` },
       });
     const format = url.searchParams.get('output_format') ?? 'mp3_44100_128';
     const body = recorded.json ?? {};
     if (req.method === 'POST' && url.pathname.startsWith('/v1/text-to-speech/')) {
       if (typeof body.text !== 'string' || typeof body.model_id !== 'string')
-        return json(res, 422, {
+        return sendJson(res, 422, {
           detail: [{ loc: ['body', 'text'], msg: 'field required', type: 'missing' }],
         });
       return audio(res, `${url.pathname}:${body.model_id}:${body.text}`, format);
@@ -77,19 +72,18 @@ export async function startFakeElevenLabs(options: { apiKey: string }): Promise<
     if (req.method === 'POST' && url.pathname === '/v1/speech-to-text') {
       const file = recorded.form?.get('file');
       if (recorded.form?.get('model_id') !== 'scribe_v1' || !(file instanceof Blob))
-        return json(res, 422, {
+        return sendJson(res, 422, {
           detail: { status: 'invalid_parameters', message: 'file or cloud_storage_url required' },
         });
-      return json(res, 200, {
+      return sendJson(res, 200, {
         language_code: 'ind',
         language_probability: 0.98,
         text: `terdengar ${file.size} byte`,
         words: [{ text: 'terdengar', start: 0, end: 0.5, type: 'word', speaker_id: 'speaker_0' }],
       });
     }
-    return json(res, 404, { detail: 'Not Found' });
+    return sendJson(res, 404, { detail: 'Not Found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

@@ -10,9 +10,9 @@
  *   fal.setScript({ polls: 2, output: 'video', fileBytes: 1_000_000 });
  *   ... fal.files.get(url) ... fal.submits[0].body ... fal.cancels ...
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
 import { bytesFor } from './file-bytes.js';
+import { closeServer, listen, sendJson } from './http.js';
 
 export type FalOutputKind = 'image' | 'video' | 'audio' | 'text';
 
@@ -70,10 +70,6 @@ function guessOutput(endpoint: string): FalOutputKind {
   return 'image';
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -105,10 +101,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     cancels: [],
     statusReads: 0,
     files: new Map(),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
 
   const output = (
@@ -146,7 +139,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     const path = url.pathname;
     if (req.method === 'GET' && path.startsWith('/files/')) {
       const file = fake.files.get(`${fake.url}${path}`);
-      if (!file) return send(res, 404, { detail: 'Not Found' });
+      if (!file) return sendJson(res, 404, { detail: 'Not Found' });
       res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) });
       const delay = script.fileChunkDelayMs;
       if (!delay) return res.end(file.bytes);
@@ -157,26 +150,26 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       return res.end();
     }
     if (options.apiKey !== undefined && req.headers.authorization !== `Key ${options.apiKey}`)
-      return send(res, 401, { detail: 'No user found for Key ID and Secret' });
+      return sendJson(res, 401, { detail: 'No user found for Key ID and Secret' });
     const m = /^\/([^/]+\/[^/]+)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(path);
     if (m) {
       const [, app, id, tail] = m as unknown as [string, string, string, string | undefined];
       const job = jobs.get(id);
-      if (!job) return send(res, 404, { detail: `Request ${id} not found` });
+      if (!job) return sendJson(res, 404, { detail: `Request ${id} not found` });
       const root = `${fake.url}/${app}/requests/${id}`;
       if (req.method === 'GET' && tail === '/status') {
         fake.statusReads++;
         job.reads++;
         const polls = job.script.polls ?? 1;
         if (job.reads <= polls)
-          return send(res, 200, {
+          return sendJson(res, 200, {
             status: job.reads === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
             queue_position: job.reads === 1 ? 0 : undefined,
             response_url: root,
             logs: null,
           });
         if (job.script.jobError)
-          return send(res, 200, {
+          return sendJson(res, 200, {
             status: 'COMPLETED',
             response_url: root,
             error:
@@ -186,7 +179,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
             error_type: job.script.jobError,
             logs: null,
           });
-        return send(res, 200, {
+        return sendJson(res, 200, {
           status: 'COMPLETED',
           response_url: root,
           logs: null,
@@ -195,30 +188,31 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       }
       if (req.method === 'PUT' && tail === '/cancel') {
         fake.cancels.push(id);
-        return send(res, 202, { status: 'CANCELLATION_REQUESTED' });
+        return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
       }
       if (req.method === 'GET' && tail === undefined) {
         if (job.script.resultStatus === 422)
-          return send(res, 422, {
+          return sendJson(res, 422, {
             detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }],
           });
         if (job.script.resultStatus)
-          return send(res, job.script.resultStatus, { detail: 'Internal Server Error' });
-        return send(res, 200, output(id, job));
+          return sendJson(res, job.script.resultStatus, { detail: 'Internal Server Error' });
+        return sendJson(res, 200, output(id, job));
       }
-      return send(res, 405, { detail: 'Method Not Allowed' });
+      return sendJson(res, 405, { detail: 'Method Not Allowed' });
     }
-    if (req.method !== 'POST') return send(res, 404, { detail: 'Not Found' });
+    if (req.method !== 'POST') return sendJson(res, 404, { detail: 'Not Found' });
     const endpoint = path.slice(1);
     const body = await readJson(req);
     const own = endpointScripts.get(endpoint) ?? script;
-    if (own.submitStatus) return send(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
+    if (own.submitStatus)
+      return sendJson(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
     const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
     jobs.set(id, { endpoint, reads: 0, script: { ...own }, body });
     fake.submits.push({ endpoint, requestId: id, body });
     const app = endpoint.split('/').slice(0, 2).join('/');
     const root = `${fake.url}/${app}/requests/${id}`;
-    send(res, 200, {
+    sendJson(res, 200, {
       request_id: id,
       response_url: root,
       status_url: `${root}/status`,
@@ -226,7 +220,6 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       queue_position: 0,
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface GoogleMediaScript {
   /** Operation reads answered `done: false`. */
@@ -50,15 +50,10 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
     requests: [],
     produced: [],
     downloads: [],
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const error = (res: ServerResponse, code: number, status: string, message: string) =>
-    json(res, code, { error: { code, message, status } });
+    sendJson(res, code, { error: { code, message, status } });
   const produce = (seed: string, blocks: number) => {
     const bytes = bytesFor(seed, blocks);
     fake.produced.push(bytes);
@@ -88,10 +83,10 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       const state = operations.get(name);
       if (!state) return error(res, 404, 'NOT_FOUND', 'Operation not found');
       state.reads += 1;
-      if (state.reads <= (state.script.polls ?? 2)) return json(res, 200, { name, done: false });
+      if (state.reads <= (state.script.polls ?? 2)) return sendJson(res, 200, { name, done: false });
       if (state.script.operationError)
-        return json(res, 200, { name, done: true, error: state.script.operationError });
-      return json(res, 200, {
+        return sendJson(res, 200, { name, done: true, error: state.script.operationError });
+      return sendJson(res, 200, {
         name,
         done: true,
         response: {
@@ -117,8 +112,9 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       if (typeof instance?.prompt !== 'string')
         return error(res, 400, 'INVALID_ARGUMENT', 'prompt is required');
       const count = Number((body.parameters as { sampleCount?: unknown } | undefined)?.sampleCount ?? 1);
-      if (script.filtered) return json(res, 200, { predictions: [{ raiFilteredReason: script.filtered }] });
-      return json(res, 200, {
+      if (script.filtered)
+        return sendJson(res, 200, { predictions: [{ raiFilteredReason: script.filtered }] });
+      return sendJson(res, 200, {
         predictions: Array.from({ length: count }, (_, i) => ({
           mimeType: 'image/png',
           bytesBase64Encoded: produce(`${model}:${instance.prompt}:${i}`, 8).toString('base64'),
@@ -132,13 +128,13 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       const file = randomUUID().replaceAll('-', '');
       files.set(file, produce(`${model}:${instance.prompt}`, 200));
       operations.set(name, { reads: 0, script, file });
-      return json(res, 200, { name });
+      return sendJson(res, 200, { name });
     }
     const parts =
       (body.contents as Array<{ parts?: Array<Record<string, unknown>> }> | undefined)?.[0]?.parts ?? [];
     const text = parts.find((p) => typeof p.text === 'string')?.text;
     if (typeof text !== 'string') return error(res, 400, 'INVALID_ARGUMENT', 'contents.parts must hold text');
-    return json(res, 200, {
+    return sendJson(res, 200, {
       candidates: [
         {
           content: {
@@ -159,7 +155,6 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1290, totalTokenCount: 1300 },
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

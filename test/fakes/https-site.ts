@@ -7,6 +7,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { closeServer } from './http.js';
 
 export interface HttpsSite {
   /** `https://127.0.0.1:<port>` */
@@ -62,8 +63,7 @@ export async function startHttpsSite(
     caFile: cert,
     requests,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -10,8 +10,8 @@
  * Every request is recorded (method, path, query, headers, parsed body).
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { closeServer, listen } from './http.js';
 
 export interface FakeRequest {
   method: string;
@@ -120,18 +120,13 @@ export async function startFakeJsonUpstream(options: FakeJsonOptions): Promise<F
     }
     send({ status: 404, body: options.errorBody(404, 'Not Found') });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const base = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}${basePath}`,
+    url: `${base}${basePath}`,
     requests,
     fail(mode, o = {}) {
       failure = mode ? { mode, retryAfter: o.retryAfter ?? '1', status: o.status ?? 500 } : null;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

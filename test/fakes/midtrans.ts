@@ -7,8 +7,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { crc16 } from '../../src/lookups/qris.js';
+import { listen } from './http.js';
 
 export interface FakeCharge {
   orderId: string;
@@ -147,8 +147,7 @@ export async function startFakeMidtrans(
   const server = createServer((req, res) => {
     handle(req, res).catch((err) => reply(res, 500, { status_code: '500', status_message: String(err) }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listen(server);
 
   const STATUS_CODES = { settlement: '200', pending: '201', expire: '407', cancel: '200' } as const;
 

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface FakeMiniMax {
   url: string;
@@ -28,15 +28,10 @@ export async function startFakeMiniMax(options: { apiKey: string }): Promise<Fak
     failWith: null,
     requests: [],
     lastAudio: Buffer.alloc(0),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const failed = (res: ServerResponse, status_code: number, status_msg: string) =>
-    json(res, 200, { trace_id: randomUUID(), base_resp: { status_code, status_msg } });
+    sendJson(res, 200, { trace_id: randomUUID(), base_resp: { status_code, status_msg } });
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -46,10 +41,10 @@ export async function startFakeMiniMax(options: { apiKey: string }): Promise<Fak
       return failed(res, 1004, 'login fail: Please carry the API secret key in the Authorization field');
     const speech = url.pathname === '/v1/t2a_v2';
     if (req.method !== 'POST' || (!speech && url.pathname !== '/v1/music_generation'))
-      return json(res, 404, { base_resp: { status_code: 404, status_msg: 'not found' } });
+      return sendJson(res, 404, { base_resp: { status_code: 404, status_msg: 'not found' } });
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
     fake.requests.push({ path: url.pathname, body });
-    if (fake.failWith) return json(res, fake.failWith, { error: 'bad gateway' });
+    if (fake.failWith) return sendJson(res, fake.failWith, { error: 'bad gateway' });
     if (fake.failCode) return failed(res, fake.failCode.status_code, fake.failCode.status_msg);
     if (typeof body.model !== 'string') return failed(res, 2013, 'invalid params, model is required');
     if (speech && typeof body.text !== 'string') return failed(res, 2013, 'invalid params, text is required');
@@ -62,7 +57,7 @@ export async function startFakeMiniMax(options: { apiKey: string }): Promise<Fak
       Array.from({ length: 50 }, (_, i) => createHash('sha256').update(`${seed}:${i}`).digest()),
     );
     const format = String((body.audio_setting as { format?: unknown } | undefined)?.format ?? 'mp3');
-    return json(res, 200, {
+    return sendJson(res, 200, {
       data: { audio: fake.lastAudio.toString('hex'), status: 2 },
       extra_info: speech
         ? {
@@ -85,7 +80,6 @@ export async function startFakeMiniMax(options: { apiKey: string }): Promise<Fak
       base_resp: { status_code: 0, status_msg: 'success' },
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

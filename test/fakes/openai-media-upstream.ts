@@ -12,8 +12,8 @@
  *   ... fake.requests[0].form?.get('file') ... fake.videos.last()?.mp4 ...
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { bytesFor } from './file-bytes.js';
+import { closeServer, listen, sendJson } from './http.js';
 import { openAiErrorBody } from './openai-upstream.js';
 import { FakeVideos, type VideoScript } from './openai-videos.js';
 
@@ -61,13 +61,8 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     requests: [],
     produced: [],
     videos: new FakeVideos(),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -76,7 +71,7 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     const url = new URL(req.url ?? '/', 'http://openai.test');
     const path = url.pathname;
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
-      return json(res, 401, openAiErrorBody(401));
+      return sendJson(res, 401, openAiErrorBody(401));
     const type = String(req.headers['content-type'] ?? '');
     const recorded: OpenAiMediaRequest = { path };
     try {
@@ -84,19 +79,19 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
         recorded.form = await new Response(raw, { headers: { 'content-type': type } }).formData();
       } else if (raw.length > 0) recorded.json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     } catch {
-      return json(res, 400, openAiErrorBody(400, 'We could not parse the JSON body of your request.'));
+      return sendJson(res, 400, openAiErrorBody(400, 'We could not parse the JSON body of your request.'));
     }
     fake.requests.push(recorded);
-    if (script.status) return json(res, script.status, openAiErrorBody(script.status));
+    if (script.status) return sendJson(res, script.status, openAiErrorBody(script.status));
     const body = recorded.json ?? {};
     if (await fake.videos.handle(req.method ?? 'GET', url, recorded.form, res)) return;
 
     if (req.method === 'POST' && path === '/v1/images/generations') {
       if (typeof body.prompt !== 'string')
-        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'prompt'."));
+        return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'prompt'."));
       const n = Number(body.n ?? 1);
       fake.produced = Array.from({ length: n }, (_, i) => bytesFor(`${body.prompt}#${i}`, 3000));
-      return json(res, 200, {
+      return sendJson(res, 200, {
         created: 1_767_225_600,
         data: fake.produced.map((b) => ({ b64_json: b.toString('base64') })),
         usage: { total_tokens: 100, input_tokens: 50, output_tokens: 50 },
@@ -104,7 +99,7 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     }
     if (req.method === 'POST' && path === '/v1/audio/speech') {
       if (typeof body.input !== 'string' || typeof body.voice !== 'string')
-        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'input'."));
+        return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'input'."));
       const format = String(body.response_format ?? 'mp3');
       const audio = bytesFor(`${body.voice}:${body.input}`, 100 * body.input.length);
       fake.produced = [audio];
@@ -114,7 +109,7 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
     if (req.method === 'POST' && path === '/v1/audio/transcriptions') {
       const file = recorded.form?.get('file');
       if (!(file instanceof Blob))
-        return json(res, 400, openAiErrorBody(400, "Missing required parameter: 'file'."));
+        return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'file'."));
       const name = (file as File).name;
       const text = `heard ${file.size} bytes of ${file.type} in ${name}`;
       const format = String(recorded.form?.get('response_format') ?? 'json');
@@ -122,11 +117,10 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         return res.end(text);
       }
-      return json(res, 200, { text, usage: { type: 'duration', seconds: 3 } });
+      return sendJson(res, 200, { text, usage: { type: 'duration', seconds: 3 } });
     }
-    return json(res, 404, openAiErrorBody(404, `Invalid URL (${req.method} ${path})`));
+    return sendJson(res, 404, openAiErrorBody(404, `Invalid URL (${req.method} ${path})`));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.url = `${await listen(server)}/v1`;
   return fake;
 }

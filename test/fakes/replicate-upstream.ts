@@ -6,9 +6,9 @@
  * processing → succeeded (or failed with `error`); POST /v1/predictions/{id}/cancel marks it canceled. Output
  * files are served by the fake under /files/. Invalid input answers 422 with Replicate's problem body.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { bytesFor } from './file-bytes.js';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface ReplicateScript {
   /** Reads of a prediction answered `starting` / `processing` before it ends (0: done within `Prefer: wait`). */
@@ -45,13 +45,8 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
     creates: [],
     cancels: [],
     files: new Map(),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const view = (id: string, done: boolean) => {
     const p = predictions.get(id);
@@ -94,13 +89,13 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
     const path = req.url ?? '/';
     if (req.method === 'GET' && path.startsWith('/files/')) {
       const file = fake.files.get(`${fake.url}${path}`);
-      if (!file) return json(res, 404, { detail: 'Not found.' });
+      if (!file) return sendJson(res, 404, { detail: 'Not found.' });
       return res
         .writeHead(200, { 'content-type': 'image/webp', 'content-length': String(file.length) })
         .end(file);
     }
     if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`)
-      return json(res, 401, {
+      return sendJson(res, 401, {
         title: 'Unauthenticated',
         detail: 'You did not pass a valid authentication token',
         status: 401,
@@ -111,14 +106,14 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       const prefer = req.headers.prefer as string | undefined;
       fake.creates.push({ model: String(create[1]), body, prefer });
       if (script.createStatus === 422)
-        return json(res, 422, {
+        return sendJson(res, 422, {
           title: 'Input validation failed',
           detail: '- input.prompt: Does not match format',
           status: 422,
           invalid_fields: [{ type: 'format', field: 'input.prompt', description: 'Does not match format' }],
         });
       if (script.createStatus)
-        return json(res, script.createStatus, {
+        return sendJson(res, script.createStatus, {
           title: 'Internal Server Error',
           status: script.createStatus,
         });
@@ -131,14 +126,14 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
         canceled: false,
       });
       const done = prefer?.startsWith('wait') === true && (script.polls ?? 0) === 0;
-      return json(res, 201, view(id, done));
+      return sendJson(res, 201, view(id, done));
     }
     const get = /^\/v1\/predictions\/([\w-]+)(\/cancel)?$/.exec(path);
     if (get) {
       const id = String(get[1]);
       const p = predictions.get(id);
       if (!p)
-        return json(res, 404, {
+        return sendJson(res, 404, {
           title: 'Not found',
           detail: 'The requested resource could not be found.',
           status: 404,
@@ -146,16 +141,15 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       if (req.method === 'POST' && get[2]) {
         fake.cancels.push(id);
         p.canceled = true;
-        return json(res, 200, view(id, false));
+        return sendJson(res, 200, view(id, false));
       }
       if (req.method === 'GET' && !get[2]) {
         p.reads++;
-        return json(res, 200, view(id, p.reads > (p.script.polls ?? 0)));
+        return sendJson(res, 200, view(id, p.reads > (p.script.polls ?? 0)));
       }
     }
-    return json(res, 404, { title: 'Not found', status: 404 });
+    return sendJson(res, 404, { title: 'Not found', status: 404 });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

@@ -6,8 +6,8 @@
  * Errors use Runway's `{ error }` body (400 for invalid input).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { closeServer, listen, sendJson } from './http.js';
 
 export interface RunwayScript {
   /** Reads answered PENDING / RUNNING before the task ends. */
@@ -44,13 +44,8 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
     creates: [],
     cancels: [],
     files: new Map(),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
+    close: () => closeServer(server),
   };
-  const json = (res: ServerResponse, status: number, body: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -59,9 +54,9 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
     const file = fake.files.get(`${fake.url}${url.pathname}`);
     if (req.method === 'GET' && file) return res.writeHead(200, { 'content-type': 'video/mp4' }).end(file);
     if (req.headers.authorization !== `Bearer ${options.secret}`)
-      return json(res, 401, { error: 'Invalid API key' });
+      return sendJson(res, 401, { error: 'Invalid API key' });
     if (req.headers['x-runway-version'] !== '2024-11-06')
-      return json(res, 400, { error: 'X-Runway-Version header is required' });
+      return sendJson(res, 400, { error: 'X-Runway-Version header is required' });
     const create = /^\/v1\/(text_to_video|image_to_video|video_to_video)$/.exec(url.pathname);
     if (req.method === 'POST' && create) {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
@@ -70,15 +65,18 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
         body,
         version: req.headers['x-runway-version'] as string | undefined,
       });
-      if (script.createStatus) return json(res, script.createStatus, { error: 'Task creation failed' });
+      if (script.createStatus) return sendJson(res, script.createStatus, { error: 'Task creation failed' });
       if (typeof body.model !== 'string')
-        return json(res, 400, { error: 'Validation of body failed', issues: [{ path: ['model'] }] });
+        return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['model'] }] });
       if (create[1] === 'image_to_video' && typeof body.promptImage !== 'string')
-        return json(res, 400, { error: 'Validation of body failed', issues: [{ path: ['promptImage'] }] });
+        return sendJson(res, 400, {
+          error: 'Validation of body failed',
+          issues: [{ path: ['promptImage'] }],
+        });
       if (create[1] === 'video_to_video' && typeof body.videoUri !== 'string')
-        return json(res, 400, { error: 'Validation of body failed', issues: [{ path: ['videoUri'] }] });
+        return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['videoUri'] }] });
       if (body.ratio !== undefined && !RATIOS.test(String(body.ratio)))
-        return json(res, 400, { error: 'Validation of body failed', issues: [{ path: ['ratio'] }] });
+        return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['ratio'] }] });
       const id = randomUUID();
       const output = `${fake.url}/files/${id}.mp4`;
       const bytes = Buffer.concat(
@@ -86,11 +84,11 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
       );
       fake.files.set(output, bytes);
       tasks.set(id, { reads: 0, script, cancelled: false, output });
-      return json(res, 200, { id });
+      return sendJson(res, 200, { id });
     }
     const match = /^\/v1\/tasks\/([\w-]+)$/.exec(url.pathname);
     const t = match ? tasks.get(match[1] ?? '') : undefined;
-    if (match && !t) return json(res, 404, { error: 'Task not found' });
+    if (match && !t) return sendJson(res, 404, { error: 'Task not found' });
     if (req.method === 'DELETE' && match && t) {
       t.cancelled = true;
       fake.cancels.push(match[1] ?? '');
@@ -100,20 +98,19 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
       const id = match[1] ?? '';
       t.reads += 1;
       const base = { id, createdAt: new Date().toISOString() };
-      if (t.cancelled) return json(res, 200, { ...base, status: 'CANCELLED' });
+      if (t.cancelled) return sendJson(res, 200, { ...base, status: 'CANCELLED' });
       const polls = t.script.polls ?? 2;
       if (t.reads <= polls)
-        return json(
+        return sendJson(
           res,
           200,
           t.reads === 1 ? { ...base, status: 'PENDING' } : { ...base, status: 'RUNNING', progress: 0.5 },
         );
-      if (t.script.failure) return json(res, 200, { ...base, status: 'FAILED', ...t.script.failure });
-      return json(res, 200, { ...base, status: 'SUCCEEDED', output: [t.output] });
+      if (t.script.failure) return sendJson(res, 200, { ...base, status: 'FAILED', ...t.script.failure });
+      return sendJson(res, 200, { ...base, status: 'SUCCEEDED', output: [t.output] });
     }
-    return json(res, 404, { error: 'Not found' });
+    return sendJson(res, 404, { error: 'Not found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = `${await listen(server)}`;
   return fake;
 }

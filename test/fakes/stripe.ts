@@ -3,7 +3,7 @@
 // idempotency (a repeated Idempotency-Key returns the first answer with `Idempotent-Replayed: true`).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from './http.js';
 
 export interface FakePaymentIntent {
   id: string;
@@ -133,10 +133,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     });
     req.on('end', () => handle(req, res, raw));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: await listen(server),
     secretKey,
     intents,
     refunds,

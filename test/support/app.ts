@@ -56,6 +56,20 @@ export async function startKasir(
   };
 }
 
+/** POSTs `body` to `path` as JSON (a string is sent as it is, to send bodies that are not JSON). */
+export function postJson(
+  kasir: Pick<TestKasir, 'app'>,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response | Promise<Response> {
+  return kasir.app.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
 /**
  * A fresh database of `target` for the enclosing describe block: opened before its tests, closed (and dropped,
  * on PostgreSQL) after them. Tests read it through `.db`.

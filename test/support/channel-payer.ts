@@ -5,6 +5,7 @@ import { createClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChannelDescriptor } from '../../src/rails/channel/backend.js';
 import { ESCROW, type FakeEscrow } from '../fakes/channel-escrow.js';
+import { postJson, type TestKasir } from './app.js';
 
 export const CHAIN_ID = 1337;
 export const PATH_USD = '0x20c0000000000000000000000000000000000000';
@@ -60,18 +61,23 @@ export function payerOn(escrow: FakeEscrow, deposit: bigint): ChannelPayer {
   return { id, descriptor, sign, voucher };
 }
 
+/** A chat completion on `kasir` paid on the channel rail with `voucher` (PAYMENT-VOUCHER). */
+export function chatWithVoucher(
+  kasir: Pick<TestKasir, 'app'>,
+  voucher: string,
+  body: Record<string, unknown>,
+): Response | Promise<Response> {
+  return postJson(kasir, '/v1/chat/completions', body, { 'payment-voucher': voucher });
+}
+
 /** Opens a channel of `deposit` for a new payer on the fake escrow and registers it with `kasir` (POST /v1/channels). */
 export async function openChannelOn(
-  kasir: { app: { request(path: string, init: RequestInit): Response | Promise<Response> } },
+  kasir: Pick<TestKasir, 'app'>,
   escrow: FakeEscrow,
   deposit: bigint,
 ): Promise<ChannelPayer> {
   const p = payerOn(escrow, deposit);
-  const res = await kasir.app.request('/v1/channels', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ descriptor: p.descriptor }),
-  });
+  const res = await postJson(kasir, '/v1/channels', { descriptor: p.descriptor });
   if (res.status !== 200)
     throw new Error(`registering the channel answered ${res.status}: ${await res.text()}`);
   return p;

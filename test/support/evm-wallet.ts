@@ -1,6 +1,9 @@
 // An x402 wallet on a local EVM devnet (anvil + TestUSDC): kasir's env for the chain, and a payer using the stock client.
+
+import { afterAll, beforeAll } from 'vitest';
 import { type EvmDevnetOptions, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { evmPayer } from './evm-payer.js';
+import { type PaidKasir, startPaidKasir } from './paid.js';
 import type { WalletFixture } from './wallet-suite.js';
 
 /** Base (`/x402`, 6 decimals) or BNB Smart Chain (`/b402`): its devnet started, its payer funded. */
@@ -22,5 +25,34 @@ export async function evmFixture(chain: 'BASE' | 'BNB', opts: EvmDevnetOptions):
     payerBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address),
     payToBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payTo),
     close: () => devnet.stop(),
+  };
+}
+
+/**
+ * For the enclosing describe block: an x402 wallet on a local Base chain and a kasir on SQLite that takes it,
+ * started before its tests and stopped after them. Tests read them through `.fx` and `.kasir`.
+ */
+export function useBaseWalletKasir(): { readonly fx: WalletFixture; readonly kasir: PaidKasir } {
+  let fx: WalletFixture | undefined;
+  let kasir: PaidKasir | undefined;
+  beforeAll(async () => {
+    fx = await evmFixture('BASE', {});
+    kasir = await startPaidKasir('sqlite', fx.env);
+  }, 60_000);
+  afterAll(async () => {
+    await kasir?.stop();
+    await fx?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (!value) throw new Error('the wallet and kasir start in beforeAll: read them inside a test');
+    return value;
+  };
+  return {
+    get fx() {
+      return started(fx);
+    },
+    get kasir() {
+      return started(kasir);
+    },
   };
 }

@@ -1,5 +1,6 @@
 // One paid JSON call on a funded key, as the media and tool tests make it: the status, the charge and balance
 // headers and the body; and the bytes behind one of kasir's own /v1/media links.
+import { expect } from 'vitest';
 import { bearer, type PaidKasir } from './paid.js';
 
 export interface PaidAnswer<J> {
@@ -27,6 +28,16 @@ export async function postPaid<J>(
     balance: res.headers.get('x-service-balance-micro-usd'),
     json: (await res.json()) as J,
   };
+}
+
+/** The paid call answered 200 (else its body shows) and charged exactly the quote for `body`. */
+export function expectQuoteCharged(
+  kasir: PaidKasir,
+  answer: PaidAnswer<unknown>,
+  body: Record<string, unknown>,
+): void {
+  expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+  expect(answer.charged).toBe(String(kasir.quote(body)));
 }
 
 /** The bytes kasir hosts at one of its /v1/media links. */

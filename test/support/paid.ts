@@ -122,6 +122,25 @@ export async function startPaidKasir(
   };
 }
 
+/**
+ * Two kasir instances on one database (`env.DATABASE_URL`), the second calling the first's chat fakes so their
+ * request counts see both. Stop `two` before `one`: `one` owns the shared fakes.
+ */
+export async function startTwoPaidKasirs(
+  db: DbTarget,
+  env: RawEnv,
+  options: WireOptions = {},
+): Promise<[one: PaidKasir, two: PaidKasir]> {
+  const one = await startPaidKasir(db, env, undefined, options);
+  const two = await startPaidKasir(
+    db,
+    env,
+    { openai: one.openai, anthropic: one.anthropic, gemini: one.gemini },
+    options,
+  );
+  return [one, two];
+}
+
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export function chatBody(

@@ -9,7 +9,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawEnv } from '../../src/config.js';
 import type { X402SignerOverrides } from '../../src/rails/x402/open.js';
-import type { DbTarget } from './app.js';
+import { type DbTarget, postJson } from './app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from './paid.js';
 
 export interface WalletFixture {
@@ -45,6 +45,30 @@ export function paymentRequiredOf(res: Response): PaymentRequired {
   return decodePaymentRequiredHeader(header as string);
 }
 
+/** Pays the first option a 402 names with the fixture's client: the payload, its PAYMENT-SIGNATURE and the amount. */
+export async function payChallenge(
+  fx: Pick<WalletFixture, 'pay'>,
+  challenge: Response,
+): Promise<{ payment: PaymentPayload; signature: string; amount: bigint }> {
+  const [requirements] = paymentRequiredOf(challenge).accepts;
+  expect(requirements, 'an x402 option in the 402').toBeDefined();
+  const payment = await fx.pay(requirements as PaymentRequirements);
+  return {
+    payment,
+    signature: encodePaymentSignatureHeader(payment),
+    amount: BigInt((requirements as PaymentRequirements).amount),
+  };
+}
+
+/** Asks for the 402 with `send()`, pays what it names and sends the call again with the payment. */
+export async function paidWithWallet(
+  fx: Pick<WalletFixture, 'pay'>,
+  send: (headers?: Record<string, string>) => Response | Promise<Response>,
+): Promise<{ res: Response; amount: bigint }> {
+  const { signature, amount } = await payChallenge(fx, await send());
+  return { res: await send({ 'payment-signature': signature }), amount };
+}
+
 /** What a chain's own tests get from the suite: a paid call on its route, made with the fixture's real client. */
 export interface WalletCalls {
   /** Asks for the 402, pays it with `fx.pay` and sends the call again; returns the paid answer. */
@@ -77,11 +101,7 @@ export function describeWalletRail<F extends WalletFixture>(
       return rest;
     };
     const post = (b: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      kasir.app.request(route(), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(b),
-      });
+      postJson(kasir, route(), b, headers);
     const requirementsFor = async (b: Record<string, unknown>) => {
       const res = await post(b);
       expect(res.status).toBe(402);
