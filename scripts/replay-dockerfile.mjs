@@ -79,16 +79,24 @@ function envPairs(body) {
   return Object.fromEntries(body.split(/\s+/).map((pair) => pair.split('=')));
 }
 
-/** .dockerignore's top-level names and `*` globs. */
+/** .dockerignore as Docker reads it: patterns anchored at the context's root, `*` within one name, `**` across names; a
+ * path is excluded when it or a folder above it matches. */
 function ignoredBy(patterns) {
   const tests = patterns.map(
-    (p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*')}$`),
+    (p) =>
+      new RegExp(
+        `^${p
+          .replace(/^\/+/, '')
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replaceAll('**', '\u0000')
+          .replaceAll('*', '[^/]*')
+          .replaceAll('\u0000', '.*')}$`,
+      ),
   );
-  return (relative) =>
-    relative.split(path.sep).some((part, i, parts) => {
-      const prefix = parts.slice(0, i + 1).join('/');
-      return tests.some((t) => t.test(part) || t.test(prefix));
-    });
+  return (relative) => {
+    const parts = relative.split(path.sep);
+    return parts.some((_, i) => tests.some((t) => t.test(parts.slice(0, i + 1).join('/'))));
+  };
 }
 
 const ignorePath = path.join(context, '.dockerignore');
