@@ -12,7 +12,7 @@ import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
 import { ChargeJournal, thisProcess } from './ledger/charge-journal.js';
 import { replayOrphanJournals } from './ledger/journal-replay.js';
-import { ownerName, PgChargeJournal } from './ledger/pg-journal.js';
+import { PgChargeJournal } from './ledger/pg-journal.js';
 import { replayDeadOwners } from './ledger/pg-journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
@@ -73,7 +73,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     // journal files are still replayed, for an instance that ran before its journal moved.
     const replay = async () => {
       const report = await replayOrphanJournals(db, journalDir, owner, log);
-      const rows = await replayDeadOwners(db, ownerName(owner), log);
+      const rows = await replayDeadOwners(db, owner, log);
       if (report.files > 0) log.info(report, 'replayed the charge journal of a stopped instance');
       if (rows.files > 0) log.info(rows, 'replayed the charge journal rows of a stopped instance');
       return { ...report, failed: report.failed + rows.failed };

@@ -46,7 +46,7 @@ export interface ReplayLog {
   error(obj: object, msg: string): void;
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

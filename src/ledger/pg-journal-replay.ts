@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import type { JournalRecord } from './charge-journal.js';
-import { type ReplayLog, type ReplayReport, replayRecords } from './journal-replay.js';
-import { STALE_SECONDS } from './pg-journal.js';
+import type { JournalOwner, JournalRecord } from './charge-journal.js';
+import { processAlive, type ReplayLog, type ReplayReport, replayRecords } from './journal-replay.js';
+import { ownerName, STALE_SECONDS } from './pg-journal.js';
 
-/** Replays every dead owner's rows; `self` (this instance's owner name) is never adopted. */
-export async function replayDeadOwners(db: Db, self: string, log?: ReplayLog): Promise<ReplayReport> {
+/** Replays every dead owner's rows; `self` (this instance) is never adopted. */
+export async function replayDeadOwners(db: Db, self: JournalOwner, log?: ReplayLog): Promise<ReplayReport> {
   const report: ReplayReport = { files: 0, charged: 0, debited: 0, lost: 0, released: 0, failed: 0 };
   if (db.kind !== 'postgres') return report;
   for (;;) {
@@ -41,34 +41,53 @@ export async function replayDeadOwners(db: Db, self: string, log?: ReplayLog): P
   }
 }
 
+/**
+ * Dead: silent for STALE_SECONDS (by the database's clock), or a process of this host that no longer runs (or whose
+ * pid this process now has): an instance restarted on the same machine replays at once instead of after the wait.
+ */
+function deadOwner(owner: string, stale: boolean, self: JournalOwner): boolean {
+  if (stale) return true;
+  const [host, pid, rest] = owner.split('_');
+  if (host !== self.host || !pid || !rest) return false;
+  if (Number(pid) === self.pid) return !rest.startsWith(self.nonce);
+  return !processAlive(Number(pid));
+}
+
 /** Takes one dead owner's rows under a new owner name; null when there is none (or another replayer took it). */
-async function adoptOne(db: Extract<Db, { kind: 'postgres' }>, self: string): Promise<string | null> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    const dead = await client.query<{ owner: string }>(
-      `SELECT owner FROM journal_owners
-       WHERE heartbeat_at < now() - make_interval(secs => $1) AND owner <> $2
-       ORDER BY heartbeat_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      [STALE_SECONDS, self],
-    );
-    const owner = dead.rows[0]?.owner;
-    if (!owner) {
+async function adoptOne(db: Extract<Db, { kind: 'postgres' }>, self: JournalOwner): Promise<string | null> {
+  const me = ownerName(self);
+  const candidates = await db.pool.query<{ owner: string; stale: boolean }>(
+    `SELECT owner, heartbeat_at < now() - make_interval(secs => $1) AS stale FROM journal_owners
+     WHERE owner <> $2 ORDER BY heartbeat_at`,
+    [STALE_SECONDS, me],
+  );
+  for (const { owner, stale } of candidates.rows) {
+    if (!deadOwner(owner, stale, self)) continue;
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query(
+        'SELECT owner FROM journal_owners WHERE owner = $1 FOR UPDATE SKIP LOCKED',
+        [owner],
+      );
+      if (locked.rows.length === 0) {
+        await client.query('ROLLBACK');
+        continue; // another replayer has it
+      }
+      const adopted = `${me}~adopted-${randomUUID().slice(0, 8)}`;
+      await client.query('UPDATE charge_journal SET owner = $1 WHERE owner = $2', [adopted, owner]);
+      await client.query('UPDATE journal_owners SET owner = $1, heartbeat_at = now() WHERE owner = $2', [
+        adopted,
+        owner,
+      ]);
       await client.query('COMMIT');
-      return null;
+      return adopted;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
     }
-    const adopted = `${self}~adopted-${randomUUID().slice(0, 8)}`;
-    await client.query('UPDATE charge_journal SET owner = $1 WHERE owner = $2', [adopted, owner]);
-    await client.query('UPDATE journal_owners SET owner = $1, heartbeat_at = now() WHERE owner = $2', [
-      adopted,
-      owner,
-    ]);
-    await client.query('COMMIT');
-    return adopted;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
   }
+  return null;
 }

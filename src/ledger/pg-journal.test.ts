@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDb } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';
@@ -6,7 +7,7 @@ import { getBalance, grantLease, type UsageInsert } from './books.js';
 import { thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
-import { ownerName, PgChargeJournal } from './pg-journal.js';
+import { PgChargeJournal } from './pg-journal.js';
 import { replayDeadOwners } from './pg-journal-replay.js';
 import { Reserves } from './reserves.js';
 
@@ -25,6 +26,9 @@ const usage = (accountId: string, requestId: string, charged: number): UsageInse
   latency_ms: 1,
   error_code: null,
 });
+
+/** A replayer on another machine: it can tell a dead owner only by its heartbeat. */
+const otherHost = { host: 'another-host', pid: 1, nonce: 'abcdef012345' };
 
 describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
   const store = useTestDb('postgres');
@@ -122,7 +126,7 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
 
     // Another instance replays it.
-    const other = ownerName(thisProcess());
+    const other = otherHost;
     const report = await replayDeadOwners(store.db, other);
     expect(report).toMatchObject({ files: 1, charged: 3, released: 1, failed: 0 });
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_250, heldMicroUsd: 0 });
@@ -141,12 +145,25 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     const { reserves, journal } = await instance();
     const call = await reserves.reserve(id, 100, { keyId: null, offerId: 'o', requestId: 'live' });
     await (await call.capture(usage(id, 'live', 100))).commit();
-    expect(await replayDeadOwners(store.db, ownerName(thisProcess()))).toMatchObject({ files: 0 });
+    expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 0 });
     open.pop();
     await reserves.close();
     await journal.close();
     const owners = await pool().query('SELECT owner FROM journal_owners WHERE owner = $1', [journal.owner]);
     expect(owners.rows).toEqual([]);
     expect(await charged(id)).toBe(1);
+  });
+
+  it('adopts at once, with no wait for the heartbeat, the rows of a process of this host that no longer runs', async () => {
+    const exited = spawnSync(process.execPath, ['-e', '0']);
+    const gone = { ...thisProcess(), pid: exited.pid ?? 0 };
+    const id = await fundedAccount(store.db, 1_000);
+    const dead = await PgChargeJournal.open(pool(), gone);
+    const holdId = newId('hold');
+    await dead.append({ k: 'hold', hold: holdId, account: id });
+    dead.halt();
+    // Its heartbeat is fresh: another host would wait; this host sees the pid is gone.
+    expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 0 });
+    expect(await replayDeadOwners(store.db, thisProcess())).toMatchObject({ files: 1 });
   });
 });
