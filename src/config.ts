@@ -119,6 +119,7 @@ const envSchema = z.object({
   HOLD_TTL_SECONDS: int(30).default(900),
   PREPAID_LEASE_MICRO_USD: int(0).default(1_000_000),
   PREPAID_LEASE_IDLE_MS: int(50).default(2000),
+  CHARGE_JOURNAL: z.enum(['auto', 'file', 'database']).default('auto'),
   SWEEP_INTERVAL_SECONDS: int(0).default(60),
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
   ...providerShape,
@@ -171,6 +172,8 @@ export interface Config {
   leaseMaxMicroUsd: number;
   /** An unused lease goes back to its account after this long. */
   leaseIdleMs: number;
+  /** Where charges are journalled before their answers leave: a file in DATA_DIR, or rows in PostgreSQL. */
+  chargeJournal: 'file' | 'database';
   sweepIntervalSeconds: number;
   /** Margin added to upstream prices, in percent, per provider (`*` for the default). */
   providerMarginPercent: Record<string, number>;
@@ -242,6 +245,8 @@ export function loadConfig(env: RawEnv): Config {
   const e = parsed.data;
   const problems: string[] = [];
   const database = parseDatabase(e.DATABASE_URL, e.DATA_DIR, problems);
+  if (e.CHARGE_JOURNAL === 'database' && database.kind !== 'postgres')
+    problems.push('CHARGE_JOURNAL: "database" needs a PostgreSQL DATABASE_URL (SQLite journals to a file)');
   const providerMarginPercent = parseMargins(e.PROVIDER_MARGIN_PERCENT, problems);
   const x402 = parseX402(e as Record<string, unknown>, problems);
   const mpp = parseMpp(e as Record<string, unknown>, problems);
@@ -288,6 +293,8 @@ export function loadConfig(env: RawEnv): Config {
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     leaseMaxMicroUsd: e.PREPAID_LEASE_MICRO_USD,
     leaseIdleMs: e.PREPAID_LEASE_IDLE_MS,
+    chargeJournal:
+      e.CHARGE_JOURNAL === 'auto' ? (database.kind === 'postgres' ? 'database' : 'file') : e.CHARGE_JOURNAL,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     providerMarginPercent,
     providers,

@@ -12,6 +12,8 @@ import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
 import { ChargeJournal, thisProcess } from './ledger/charge-journal.js';
 import { replayOrphanJournals } from './ledger/journal-replay.js';
+import { PgChargeJournal } from './ledger/pg-journal.js';
+import { replayDeadOwners } from './ledger/pg-journal-replay.js';
 import { Reserves } from './ledger/reserves.js';
 import { openBlobStore } from './media/index.js';
 import { createMedia } from './media/service.js';
@@ -67,16 +69,25 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     // its leases and holds released (see ledger/charge-journal.ts).
     const journalDir = path.join(config.dataDir, 'journal');
     const owner = thisProcess();
+    // With PostgreSQL the journal is rows there (any instance replays a dead one's, whatever became of its disk);
+    // journal files are still replayed, for an instance that ran before its journal moved.
     const replay = async () => {
       const report = await replayOrphanJournals(db, journalDir, owner, log);
+      const rows = await replayDeadOwners(db, owner, log);
       if (report.files > 0) log.info(report, 'replayed the charge journal of a stopped instance');
-      return report;
+      if (rows.files > 0) log.info(rows, 'replayed the charge journal rows of a stopped instance');
+      return { ...report, failed: report.failed + rows.failed };
     };
     // A replay that fails (a deadlock with another instance, say) is retried; one that still fails is left to
     // the sweeper rather than keeping the service down.
     for (let attempt = 1; (await replay()).failed > 0 && attempt < 3; attempt++)
       await new Promise((r) => setTimeout(r, 200 * attempt));
-    const journal = ChargeJournal.open(journalDir, owner);
+    const journal =
+      db.kind === 'postgres' && config.chargeJournal === 'database'
+        ? await PgChargeJournal.open(db.pool, owner, (err) =>
+            log.error({ err }, 'charge journal write failed; retrying'),
+          )
+        : ChargeJournal.open(journalDir, owner);
     closers.push(async () => journal.close());
     const reserves = new Reserves(db, {
       maxMicroUsd: config.leaseMaxMicroUsd,

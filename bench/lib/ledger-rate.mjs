@@ -1,7 +1,9 @@
 // Reserve + charge throughput of the prepaid books on SQLite and PostgreSQL, measured in this process: one
 // database hold and capture per call (capped keys, or PREPAID_LEASE_MICRO_USD=0), and calls served from a
 // balance lease (the default), whose charges are written batched with their usage rows: without the charge
-// journal, and with it (as the server runs: each charge's journal line is written before its answer leaves).
+// journal, and with it (as the server runs: each charge's journal line is written before its answer leaves); on
+// PostgreSQL also with the journal as rows there (what a shared database runs: each answer waits for its row's
+// group commit) beside the file journal it replaced.
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -56,7 +58,7 @@ function leased(reserves, accountId) {
   const call = { keyId: null, offerId: 'bench', requestId: 'bench' };
   return async () => {
     const r = await reserves.reserve(accountId, 1000, call);
-    (await r.capture(usage(accountId))).commit();
+    await (await r.capture(usage(accountId))).commit();
   };
 }
 
@@ -72,6 +74,15 @@ async function measure(root, target) {
   const journalDir = mkdtempSync(path.join(root, '.bench-journal-'));
   const journal = ChargeJournal.open(journalDir);
   const journalled = new Reserves(db, { ...options, journal });
+  const rows =
+    db.kind === 'postgres'
+      ? await (await import(path.join(root, 'dist/ledger/pg-journal.js'))).PgChargeJournal.open(db.pool, {
+          host: 'bench',
+          pid: process.pid,
+          nonce: Date.now().toString(36),
+        })
+      : null;
+  const rowJournalled = rows ? new Reserves(db, { ...options, journal: rows }) : null;
   try {
     const account = await createAccount(db);
     await books.adjustBalance(db, {
@@ -86,11 +97,12 @@ async function measure(root, target) {
       ['hold + capture', perCallHold(books, db, account.id)],
       ['leased', leased(reserves, account.id)],
       ['leased, journal', leased(journalled, account.id)],
+      ...(rowJournalled ? [['leased, PG journal', leased(rowJournalled, account.id)]] : []),
     ]) {
       const serial = await rate(call, 1);
       const parallel = await rate(call, 16);
       lines.push(
-        `${target.kind.padEnd(9)} ${name.padEnd(15)} ${serial.toFixed(0).padStart(6)}/s one at a time, ${parallel.toFixed(0).padStart(6)}/s with 16 in flight`,
+        `${target.kind.padEnd(9)} ${name.padEnd(18)} ${serial.toFixed(0).padStart(6)}/s one at a time, ${parallel.toFixed(0).padStart(6)}/s with 16 in flight`,
       );
     }
     return lines;
@@ -98,6 +110,8 @@ async function measure(root, target) {
     await reserves.close();
     await journalled.close();
     journal.close();
+    await rowJournalled?.close();
+    await rows?.close();
     rmSync(journalDir, { recursive: true, force: true });
     await db.close();
   }

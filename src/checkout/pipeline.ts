@@ -303,8 +303,9 @@ class PaidCall {
     const body = JSON.stringify(this.stamped(result.body, receipt));
     await this.storeReplay(body, JSON_TYPE, receipt);
     // Recorded in the same synchronous run as the write that hands the answer to the operating system, just before
-    // it (see RailReceipt.commit).
-    receipt.commit?.();
+    // it, or with the PostgreSQL journal once its row is committed (see RailReceipt.commit).
+    const durable = receipt.commit?.();
+    if (durable) await durable;
     return sendJson(
       this.x,
       200,
@@ -439,7 +440,7 @@ class PaidCall {
     // same key replays what was sent.
     await iterator.return?.()?.catch(() => {});
     const receipt = await this.settle(this.usage(499, 'client_disconnected'), tab?.cost);
-    receipt.commit?.();
+    await receipt.commit?.();
     this.count('charged');
     await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
   }
@@ -454,7 +455,8 @@ class PaidCall {
     sent?.push(tail);
     // Stored before the caller sees the end, so an immediate retry with the same key replays it.
     await this.storeReplay(sent, 'text/event-stream; charset=utf-8', receipt);
-    receipt.commit?.();
+    const durable = receipt.commit?.();
+    if (durable) await durable;
     sink.end(tail);
   }
 

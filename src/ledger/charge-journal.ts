@@ -66,7 +66,7 @@ export function thisProcess(): JournalOwner {
 }
 
 /** What a record is known by, to drop it once its effect is in the database. */
-const keyOf = (r: JournalRecord): string => {
+export const keyOf = (r: JournalRecord): string => {
   switch (r.k) {
     case 'lease':
       return `lease:${r.lease}`;
@@ -79,7 +79,18 @@ const keyOf = (r: JournalRecord): string => {
   }
 };
 
-export class ChargeJournal {
+/**
+ * Where charges are recorded before their answers leave: this file journal (SQLite), or rows in PostgreSQL
+ * (pg-journal.ts) when the database is shared. `append` either returns at once, the record written (the file), or
+ * a promise the answer must wait for (the row committed).
+ */
+export interface Journal {
+  append(record: JournalRecord): void | Promise<void>;
+  settled(kind: JournalRecord['k'], ids: Iterable<string>): void;
+  readonly pending: number;
+}
+
+export class ChargeJournal implements Journal {
   /** Records whose effect may not be in the database yet, by key: what a rotation copies. */
   private readonly live = new Map<string, JournalRecord>();
   private fd: number;

@@ -46,7 +46,7 @@ export interface ReplayLog {
   error(obj: object, msg: string): void;
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -151,10 +151,23 @@ function readRecords(file: string): JournalRecord[] {
 }
 
 async function replayFile(db: Db, file: string, report: ReplayReport, log?: ReplayLog): Promise<void> {
+  await replayRecords(db, readRecords(file), report, log);
+}
+
+/**
+ * Applies a dead instance's journal records: each charge written once, its leases and holds released. Every step
+ * is idempotent, so records replayed twice (a replayer that died mid-way) change nothing the second time.
+ */
+export async function replayRecords(
+  db: Db,
+  records: JournalRecord[],
+  report: ReplayReport,
+  log?: ReplayLog,
+): Promise<void> {
   const toRelease = new Set<string>();
   const charges = new Map<string, Map<string, ChargeRecord>>();
   const captures = new Map<string, CaptureRecord>();
-  for (const r of readRecords(file)) {
+  for (const r of records) {
     if (r.k === 'lease') toRelease.add(r.lease);
     else if (r.k === 'hold') toRelease.add(r.hold);
     else if (r.k === 'charge') {

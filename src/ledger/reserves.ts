@@ -6,7 +6,8 @@
  * are off, places a hold of its own instead.
  *
  * A charge becomes durable in two steps. capture() takes it (the receipt states the balance after it); commit(),
- * called right before the answer's last bytes are handed to the operating system, writes it to the charge journal (charge-journal.ts) and queues
+ * called right before the answer's last bytes are handed to the operating system, writes it to the charge journal
+ * (a local file, charge-journal.ts, or with a shared PostgreSQL database a row committed there, pg-journal.ts) and queues
  * its database write, batched with every other charge taken within a few milliseconds (one statement per lease).
  * A process that dies before the batch is written leaves the charge in the journal, and the next start replays it:
  * every answered call is charged once, and a call whose answer never left is not (see journal-replay.ts).
@@ -31,7 +32,7 @@ import {
   releaseHold,
   type UsageInsert,
 } from './books.js';
-import type { ChargeJournal, JournalRecord } from './charge-journal.js';
+import type { Journal, JournalRecord } from './charge-journal.js';
 import { InsufficientBalanceError, LeaseClosedError } from './errors.js';
 import { newId } from './ids.js';
 import { debitCharges, type LateCharge } from './journal-replay.js';
@@ -46,7 +47,7 @@ export interface LeaseOptions {
   /** How long a lease or hold outlives its last use if this instance dies unreplayed (the sweeper then releases it). */
   ttlSeconds: number;
   /** Where charges are recorded before their answers leave (none: a process that dies loses unwritten charges). */
-  journal?: ChargeJournal;
+  journal?: Journal;
 }
 
 /** The call a reservation is for. */
@@ -63,10 +64,11 @@ export interface Capture {
   balance: Balance;
   /**
    * Records the charge in the journal and queues its database write. Call it right before the answer's last bytes
-   * are written, in the same synchronous run (once; later calls do nothing): a call whose answer never left is
-   * then never charged.
+   * are written (once; later calls do nothing): a call whose answer never left is then never charged. With the file
+   * journal it returns nothing, and the write must follow in the same synchronous run; with the PostgreSQL journal
+   * it returns the promise of the row's commit, which the write must wait for.
    */
-  commit(): void;
+  commit(): void | Promise<void>;
 }
 
 /** One call's money, reserved until it is captured or released. */
@@ -261,7 +263,7 @@ export class Reserves {
     return growing;
   }
 
-  private get journal(): ChargeJournal | undefined {
+  private get journal(): Journal | undefined {
     return this.options.journal;
   }
 
@@ -280,7 +282,7 @@ export class Reserves {
           commit: () => {
             if (committed) return;
             committed = true;
-            this.journal?.append({
+            const durable = this.journal?.append({
               k: 'charge',
               lease: lease.id,
               account: lease.accountId,
@@ -289,6 +291,7 @@ export class Reserves {
               usage,
             });
             this.queueCharge(lease, { chargeId: id, amountMicroUsd: amount, usage });
+            return durable;
           },
         };
       },
@@ -341,9 +344,10 @@ export class Reserves {
             if (committed) return;
             committed = true;
             const record: CaptureRecord = { k: 'capture', hold: holdId, account: accountId, amount, usage };
-            this.journal?.append(record);
+            const durable = this.journal?.append(record);
             this.captures.push(record);
             this.scheduleWrite();
+            return durable;
           },
         };
       },

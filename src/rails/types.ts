@@ -73,8 +73,11 @@ export interface RailReceipt {
    * at once, leaving this process waiting right after that write; a process killed while it waits there would have
    * sent an answer it had not charged. What is left is the stretch between the two writes: a kill there charges
    * one call whose answer never left.
+   * With the PostgreSQL journal it returns a promise (the journal row's group commit) that the write must wait for
+   * instead; a kill between that commit and the writes charges the calls of that one commit whose answers had not
+   * left yet. Callers await only a returned promise, so the file journal's path stays synchronous.
    */
-  commit?: () => void;
+  commit?: () => void | Promise<void>;
   /** For a metered stream: an SSE event the stream carries just before its end (a channel's `payment-receipt`). */
   event?: Buffer;
   /**

@@ -22,5 +22,7 @@ export function runCrashDrill(options?: {
   db?: 'postgres' | 'sqlite';
   rounds?: number;
   connections?: number;
+  /** The killed instance comes back on a new, empty data folder instead of its own. */
+  replace?: boolean;
   log?: (line: string) => void;
 }): Promise<DrillRound[]>;

@@ -42,4 +42,25 @@ describe('crash drill', () => {
     },
     120_000,
   );
+
+  it.runIf(postgresUp)(
+    'PostgreSQL, an instance killed and replaced on an empty data folder: every delivered answer charged once',
+    async () => {
+      const rounds = await runCrashDrill({
+        db: 'postgres',
+        rounds: 2,
+        connections: 8,
+        replace: true,
+        log: () => {},
+      });
+      for (const r of rounds) {
+        expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
+        expect(r, `round ${r.round}: ${JSON.stringify(r.unexplained ?? null)}`).toMatchObject({
+          uncharged: 0,
+          equal: true,
+        });
+      }
+    },
+    120_000,
+  );
 });

@@ -10,6 +10,7 @@ import { m006Dashboard } from './006-dashboard.js';
 import { m007Jobs } from './007-jobs.js';
 import { m008Channels } from './008-channels.js';
 import { m009ChannelHolds } from './009-channel-holds.js';
+import { m010ChargeJournal } from './010-charge-journal.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -22,5 +23,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '007-jobs': m007Jobs(kind),
     '008-channels': m008Channels(kind),
     '009-channel-holds': m009ChannelHolds(kind),
+    '010-charge-journal': m010ChargeJournal(kind),
   };
 }

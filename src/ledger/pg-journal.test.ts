@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestDb } from '../../test/support/app.js';
+import { fundedAccount } from '../../test/support/ledger.js';
+import { postgresUp } from '../../test/support/services.js';
+import { getBalance, grantLease, type UsageInsert } from './books.js';
+import { thisProcess } from './charge-journal.js';
+import { ledgerTotals } from './history.js';
+import { newId } from './ids.js';
+import { PgChargeJournal } from './pg-journal.js';
+import { replayDeadOwners } from './pg-journal-replay.js';
+import { Reserves } from './reserves.js';
+
+const usage = (accountId: string, requestId: string, charged: number): UsageInsert => ({
+  created_at: new Date().toISOString(),
+  request_id: requestId,
+  rail: 'prepaid',
+  account_id: accountId,
+  key_id: null,
+  payer: null,
+  offer_id: 'test/offer',
+  quote_micro_usd: charged,
+  charged_micro_usd: charged,
+  status: 'charged',
+  http_status: 200,
+  latency_ms: 1,
+  error_code: null,
+});
+
+/** A replayer on another machine: it can tell a dead owner only by its heartbeat. */
+const otherHost = { host: 'another-host', pid: 1, nonce: 'abcdef012345' };
+
+describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
+  const store = useTestDb('postgres');
+  const pool = () => {
+    const db = store.db;
+    if (db.kind !== 'postgres') throw new Error('postgres only');
+    return db.pool;
+  };
+  const open: Array<{ reserves: Reserves; journal: PgChargeJournal }> = [];
+  afterEach(async () => {
+    for (const o of open.splice(0)) {
+      await o.reserves.close().catch(() => {});
+      await o.journal.close().catch(() => {});
+    }
+  });
+
+  /** An instance's journal and reserves, as wiring.ts opens them on PostgreSQL. */
+  async function instance() {
+    const journal = await PgChargeJournal.open(pool(), thisProcess());
+    const reserves = new Reserves(store.db, { maxMicroUsd: 5_000, idleMs: 60_000, ttlSeconds: 600, journal });
+    const opened = { reserves, journal };
+    open.push(opened);
+    return opened;
+  }
+  const rows = async (owner: string) =>
+    (await pool().query('SELECT key FROM charge_journal WHERE owner = $1', [owner])).rows.length;
+  const charged = async (accountId: string) =>
+    (
+      await store.db.kysely
+        .selectFrom('usage_records')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'charged')
+        .execute()
+    ).length;
+
+  it('commits a charge as a row before commit() resolves, and shares one INSERT among calls that end together', async () => {
+    const id = await fundedAccount(store.db, 100_000);
+    const { reserves, journal } = await instance();
+    const calls = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        reserves.reserve(id, 100, { keyId: null, offerId: 'o', requestId: `r${i}` }),
+      ),
+    );
+    const captures = await Promise.all(calls.map((c, i) => c.capture(usage(id, `r${i}`, 100))));
+    const before = journal.inserts;
+    const durable = captures.map((c) => c.commit());
+    expect(durable.every((d) => d instanceof Promise)).toBe(true);
+    await Promise.all(durable);
+    // The lease's record and 40 charges: far fewer INSERTs than calls.
+    expect(journal.inserts - before).toBeLessThanOrEqual(3);
+    expect(await rows(journal.owner)).toBeGreaterThanOrEqual(40);
+    // Once the ledger has them, their rows go.
+    await reserves.flush();
+    await expect.poll(() => rows(journal.owner), { timeout: 5_000 }).toBeLessThanOrEqual(1);
+    expect(await charged(id)).toBe(40);
+  });
+
+  it("charges a killed instance's answered calls once from its rows, on any instance, and releases its lease", async () => {
+    const id = await fundedAccount(store.db, 10_000);
+    // The dead instance: a lease and three answered charges journalled, none of them written to the ledger.
+    const dead = await PgChargeJournal.open(pool(), thisProcess());
+    const leaseId = newId('lease');
+    await dead.append({ k: 'lease', lease: leaseId, account: id });
+    const now = new Date();
+    await grantLease(store.db, {
+      leaseId,
+      isNew: true,
+      accountId: id,
+      minMicroUsd: 1_000,
+      maxMicroUsd: 1_000,
+      entryKey: `hold:${leaseId}`,
+      requestId: 'grant',
+      now: now.toISOString(),
+      expiresAt: new Date(now.getTime() + 600_000).toISOString(),
+    });
+    for (let i = 0; i < 3; i++) {
+      const chargeId = newId('chg');
+      await dead.append({
+        k: 'charge',
+        lease: leaseId,
+        account: id,
+        id: chargeId,
+        amount: 250,
+        usage: usage(id, chargeId, 250),
+      });
+    }
+    // Killed, on a disk nobody will see again; its heartbeat stops.
+    dead.halt();
+    await pool().query(
+      "UPDATE journal_owners SET heartbeat_at = now() - interval '1 hour' WHERE owner = $1",
+      [dead.owner],
+    );
+    expect(await charged(id)).toBe(0);
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
+
+    // Another instance replays it.
+    const other = otherHost;
+    const report = await replayDeadOwners(store.db, other);
+    expect(report).toMatchObject({ files: 1, charged: 3, released: 1, failed: 0 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_250, heldMicroUsd: 0 });
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 9_250, held: 0 });
+    expect(await charged(id)).toBe(3);
+    const left = await pool().query('SELECT count(*)::int AS n FROM charge_journal WHERE owner LIKE $1', [
+      `${other}%`,
+    ]);
+    expect(left.rows[0].n).toBe(0);
+    // Nothing twice.
+    expect(await replayDeadOwners(store.db, other)).toMatchObject({ files: 0, charged: 0 });
+  });
+
+  it('never adopts a live owner, and removes its own owner row when it closes with nothing pending', async () => {
+    const id = await fundedAccount(store.db, 10_000);
+    const { reserves, journal } = await instance();
+    const call = await reserves.reserve(id, 100, { keyId: null, offerId: 'o', requestId: 'live' });
+    await (await call.capture(usage(id, 'live', 100))).commit();
+    expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 0 });
+    open.pop();
+    await reserves.close();
+    await journal.close();
+    const owners = await pool().query('SELECT owner FROM journal_owners WHERE owner = $1', [journal.owner]);
+    expect(owners.rows).toEqual([]);
+    expect(await charged(id)).toBe(1);
+  });
+
+  it('adopts at once, with no wait for the heartbeat, the rows of a process of this host that no longer runs', async () => {
+    const exited = spawnSync(process.execPath, ['-e', '0']);
+    const gone = { ...thisProcess(), pid: exited.pid ?? 0 };
+    const id = await fundedAccount(store.db, 1_000);
+    const dead = await PgChargeJournal.open(pool(), gone);
+    const holdId = newId('hold');
+    await dead.append({ k: 'hold', hold: holdId, account: id });
+    dead.halt();
+    // Its heartbeat is fresh: another host would wait; this host sees the pid is gone.
+    expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 0 });
+    expect(await replayDeadOwners(store.db, thisProcess())).toMatchObject({ files: 1 });
+  });
+});
