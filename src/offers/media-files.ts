@@ -12,7 +12,6 @@ import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { typeAccepted } from '../fetch/safe-fetch.js';
 import { ApiError, invalidInput } from '../http/errors.js';
-import { isMediaKey } from '../media/keys.js';
 import type { Media } from '../media/service.js';
 import type { CallSignal } from '../providers/call-signal.js';
 import type { FileValue } from '../providers/media/types.js';
@@ -51,14 +50,6 @@ export function acceptedTypes(entry: ModelEntry, field: string): string[] {
 }
 
 const bad = (field: string, message: string) => invalidInput([{ field, message }]);
-
-/** The media key of one of kasir's own links, or null. */
-function ownMediaKey(value: string, publicBaseUrl: string): string | null {
-  const prefix = `${publicBaseUrl}/v1/media/`;
-  if (!value.startsWith(prefix)) return null;
-  const key = value.slice(prefix.length);
-  return isMediaKey(key) ? key : null;
-}
 
 export class FileInputs {
   constructor(private readonly deps: FileInputDeps) {}
@@ -100,7 +91,7 @@ export class FileInputs {
   ): Promise<FileValue> {
     if (typeof value !== 'string' || value === '') throw bad(field, 'must be a file URL or a data URI');
     if (value.startsWith('data:')) return this.dataUri(value, field, accept, maxBytes);
-    const key = ownMediaKey(value, this.deps.publicBaseUrl);
+    const key = this.deps.media.keyOf(value);
     if (key) return this.stored(key, field, accept, maxBytes);
     if (!/^https?:\/\//i.test(value))
       throw bad(field, 'must be an http(s) URL, a data URI or a /v1/media link');
