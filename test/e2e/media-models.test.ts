@@ -148,6 +148,11 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
       ['a flagged (NSFW) image', { nsfw: true }, 400],
       ['a validation error on the result', { resultStatus: 422 }, 400],
       ['a result file off fal’s hosts', { resultUrl: 'http://169.254.169.254/latest/meta-data/x.png' }, 502],
+      [
+        'a result that is a web page, not the image fal said',
+        { fileContent: Buffer.from('<html><script>alert(1)</script></html>') },
+        502,
+      ],
     ])('charges nothing for %s', async (_name, script, status) => {
       kasir.fal.setScript(script);
       const before = await balanceNow();
