@@ -86,7 +86,14 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
   const callOf = async (input: Record<string, unknown>, ctx: RunContext): Promise<MediaCall> => {
     const upstreamInput: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(input)) if (!local.has(key)) upstreamInput[key] = value;
-    const files = await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit);
+    const files = await rt.files.resolve(
+      entry,
+      upstreamInput,
+      provider.fileInputs,
+      ctx.signal,
+      fileLimit,
+      input,
+    );
     return {
       endpoint: entry.upstream.endpoint,
       produces: kind,
