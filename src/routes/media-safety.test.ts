@@ -2,7 +2,6 @@
 // naming both types), every download carries nosniff and a sandboxing CSP, SVG and other executable types are
 // downloads, and media links use MEDIA_PUBLIC_BASE_URL when it is set (the public base URL when it is not).
 import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

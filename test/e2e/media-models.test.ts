@@ -341,7 +341,8 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
         audio_base64: Buffer.from('not audio at all').toString('base64'),
       });
       await expectNoCharge(junk, 400, before);
-      expect(junk.json.error?.param).toBe('file_base64');
+      // Named as the caller sent it (audio_base64), not as kasir rewrote it for the model (file_base64).
+      expect(junk.json.error?.param).toBe('audio_base64');
       expect(openai.requests.length).toBe(sent);
     });
 

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { VisionConfig } from '../../config-vision.js';
+import { bareHost, hostPort } from '../../fetch/address-rule.js';
 import { FetchFailure } from '../../fetch/errors.js';
 import { SafeFetcher } from '../../fetch/safe-fetch.js';
 import { invalidInput } from '../../http/errors.js';
@@ -114,6 +115,15 @@ export function createImageReader(deps: ToolDeps): ImageReader {
     maxRedirects: deps.config.fetch.maxRedirects,
     timeoutMs: deps.config.fetch.timeoutMs,
   });
+  /** https, or plain http to a host FETCH_ALLOWED_HOSTS names (an intranet file server, a test's). */
+  const fetchable = (url: string) => {
+    if (/^https:\/\//i.test(url)) return true;
+    if (!/^http:\/\//i.test(url)) return false;
+    const u = URL.parse(url);
+    return (
+      u !== null && deps.config.fetch.allowedHosts.has(hostPort(bareHost(u.hostname), Number(u.port || 80)))
+    );
+  };
 
   async function fromMedia(key: string, field: string, deleteMedia: boolean): Promise<Buffer> {
     const opened = await deps.media.open(key, undefined);
@@ -155,8 +165,11 @@ export function createImageReader(deps: ToolDeps): ImageReader {
         // kasir's own link is read from the store by its key, over whichever scheme the deployment serves.
         const key = deps.media.keyOf(url);
         if (key) bytes = await fromMedia(key, field, options.deleteMedia);
-        else if (/^https:\/\//i.test(url)) bytes = await fromUrl(url, field, call);
-        else throw invalidInput([{ field, message: 'must be an https URL (or a kasir /v1/media link)' }]);
+        else if (fetchable(url)) bytes = await fromUrl(url, field, call);
+        else
+          throw invalidInput([
+            { field, message: 'could not be fetched: must be https (or a kasir /v1/media link)' },
+          ]);
       } else {
         throw invalidInput([{ field: `${prefix}image_url`, message: 'is required (or image_base64)' }]);
       }
