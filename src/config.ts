@@ -96,6 +96,7 @@ const envSchema = z.object({
   PORT: int(0, 65535).default(8402),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: optionalUrl,
+  MEDIA_PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: int(0).default(120),
   TRUST_PROXY: bool.default(false),
@@ -146,6 +147,8 @@ export interface Config {
   port: number;
   dataDir: string;
   publicBaseUrl: string;
+  /** MEDIA_PUBLIC_BASE_URL: the origin of the media links kasir hands out (a separate one keeps files off the dashboard's). */
+  mediaPublicBaseUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   rateLimitPerMinute: number;
   trustProxy: boolean;
@@ -269,6 +272,7 @@ export function loadConfig(env: RawEnv): Config {
     publicBaseUrl: (
       e.PUBLIC_BASE_URL ?? `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${e.PORT}`
     ).replace(/\/+$/, ''),
+    mediaPublicBaseUrl: e.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,

@@ -62,6 +62,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       db,
       blobs,
       publicBaseUrl: config.publicBaseUrl,
+      mediaBaseUrl: config.mediaPublicBaseUrl,
       maxBytes: config.mediaMaxBytes,
     });
     const keys = new KeyResolver(db);

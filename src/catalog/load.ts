@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import type { FieldError } from '../http/errors.js';
+import { callerField } from './caller-names.js';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
 import { estimateInputTokens, PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
@@ -418,7 +419,9 @@ class CatalogImpl implements LoadedCatalog {
   ): Validation {
     if (!isPlainObject(input))
       return { ok: false, errors: [{ field: '(body)', message: 'must be a JSON object' }] };
-    const errors = validator(input) ? [] : formatErrors(validator.errors);
+    const errors = validator(input)
+      ? []
+      : formatErrors(validator.errors).map((e) => ({ ...e, field: callerField(input, e.field) }));
     if (entry.kind === 'model' && entry.chat && errors.length === 0)
       errors.push(...chatTraitErrors(entry.chat, input, counter));
     if (errors.length) return { ok: false, errors };

@@ -2,8 +2,10 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../store/db.js';
 import type { MediaObjectTable } from '../store/schema.js';
-import { newMediaKey } from './keys.js';
-import type { ByteRange, MediaBlobStore } from './store.js';
+import { isMediaKey, newMediaKey } from './keys.js';
+import { peek } from './peek.js';
+import { detectMediaType, isSignatureless, SNIFF_BYTES, sameMediaType } from './sniff.js';
+import { type ByteRange, type MediaBlobStore, MediaTypeMismatchError } from './store.js';
 
 export interface MediaObject {
   url: string;
@@ -20,14 +22,32 @@ export interface OpenedMedia {
 
 export type RangeResult = { kind: 'whole' } | { kind: 'range'; range: ByteRange } | { kind: 'unsatisfiable' };
 
+/**
+ * Who wrote the bytes, which decides how their real type is held against the declared one: a caller's upload must
+ * be what its Content-Type says; a provider's result (or kasir's own rendering) is stored under the type its bytes
+ * show when they show a media type, and refused only when they are markup or script it did not declare.
+ */
+export type MediaSource = 'caller' | 'provider';
+
 export interface Media {
   readonly maxBytes: number;
   urlOf(key: string): string;
   /**
-   * Stores a stream (rejects with MediaTooLargeError past the limit, keeping nothing). `maxBytes` overrides the
-   * upload limit (a provider's long video is re-hosted under MEDIA_RESULT_MAX_BYTES).
+   * The key of one of kasir's own media links (under PUBLIC_BASE_URL or MEDIA_PUBLIC_BASE_URL, over http or
+   * https, query and fragment ignored), or null.
    */
-  save(contentType: string, body: Readable, maxBytes?: number): Promise<MediaObject & { key: string }>;
+  keyOf(url: string): string | null;
+  /**
+   * Stores a stream (rejects with MediaTooLargeError past the limit, keeping nothing; with MediaTypeMismatchError
+   * when the bytes are not what `contentType` says, see MediaSource). `maxBytes` overrides the upload limit (a
+   * provider's long video is re-hosted under MEDIA_RESULT_MAX_BYTES).
+   */
+  save(
+    contentType: string,
+    body: Readable,
+    maxBytes?: number,
+    source?: MediaSource,
+  ): Promise<MediaObject & { key: string }>;
   head(key: string): Promise<MediaObjectTable | null>;
   open(key: string, range: ByteRange | undefined): Promise<OpenedMedia | null>;
   delete(key: string): Promise<void>;
@@ -37,10 +57,16 @@ export function createMedia(deps: {
   db: Db;
   blobs: MediaBlobStore;
   publicBaseUrl: string;
+  /** MEDIA_PUBLIC_BASE_URL: a separate origin for media links (default: the public base URL). */
+  mediaBaseUrl?: string | undefined;
   maxBytes: number;
 }): Media {
   const { db, blobs } = deps;
-  const urlOf = (key: string) => `${deps.publicBaseUrl}/v1/media/${key}`;
+  const linkBase = deps.mediaBaseUrl ?? deps.publicBaseUrl;
+  const urlOf = (key: string) => `${linkBase}/v1/media/${key}`;
+  // Links are known by host and path: an http deployment's link is the same object over https, and back.
+  const schemeless = (url: string) => url.replace(/^https?:\/\//i, '').toLowerCase();
+  const prefixes = [...new Set([linkBase, deps.publicBaseUrl])].map((b) => `${schemeless(b)}/v1/media/`);
   // Objects never change once stored (a key is never reused), so their metadata can be kept in memory.
   const known = new Map<string, MediaObjectTable>();
   const head = async (key: string) => {
@@ -60,7 +86,17 @@ export function createMedia(deps: {
   return {
     maxBytes: deps.maxBytes,
     urlOf,
-    async save(contentType, body, maxBytes = deps.maxBytes) {
+    keyOf(url) {
+      if (!/^https?:\/\//i.test(url)) return null;
+      const bare = url.replace(/^https?:\/\//i, '');
+      const prefix = prefixes.find((p) => bare.toLowerCase().startsWith(p));
+      if (!prefix) return null;
+      const key = bare.slice(prefix.length).split(/[?#]/, 1)[0] ?? '';
+      return isMediaKey(key) ? key : null;
+    },
+    async save(declared, input, maxBytes = deps.maxBytes, source = 'provider') {
+      const { head, body } = await peek(input, SNIFF_BYTES);
+      const contentType = head.length ? await verifiedType(declared, head, source) : declared;
       const key = newMediaKey(contentType);
       const stored = await blobs.put(key, contentType, body, maxBytes);
       try {
@@ -93,6 +129,19 @@ export function createMedia(deps: {
       await db.kysely.deleteFrom('media_objects').where('key', '=', key).execute();
     },
   };
+}
+
+/** The type to store bytes starting with `head` under, or MediaTypeMismatchError (see MediaSource). */
+async function verifiedType(declared: string, head: Buffer, source: MediaSource): Promise<string> {
+  const detected = await detectMediaType(head);
+  if (detected && sameMediaType(declared, detected)) return declared;
+  if (source === 'caller') {
+    if (!detected && isSignatureless(declared)) return declared;
+    throw new MediaTypeMismatchError(declared, detected);
+  }
+  if (!detected || detected === 'text/plain') return declared;
+  if (/^(image|video|audio)\//.test(detected) && detected !== 'image/svg+xml') return detected;
+  throw new MediaTypeMismatchError(declared, detected);
 }
 
 /** Saves bytes already in memory (a generated image, say) as a media object. */

@@ -31,3 +31,15 @@ export class MediaTooLargeError extends Error {
     this.name = 'MediaTooLargeError';
   }
 }
+
+/** The bytes are not of the type the writer declared (an HTML page sent as an image, say). */
+export class MediaTypeMismatchError extends Error {
+  constructor(
+    readonly declared: string,
+    /** What the bytes are, or undefined when they are of no recognised type. */
+    readonly detected: string | undefined,
+  ) {
+    super(`the bytes are ${detected ?? 'of no recognised media type'}, not ${declared}`);
+    this.name = 'MediaTypeMismatchError';
+  }
+}

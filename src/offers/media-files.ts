@@ -7,12 +7,12 @@
  */
 import { buffer } from 'node:stream/consumers';
 import { fileTypeFromBuffer } from 'file-type';
+import { callerField, recordCallerName } from '../catalog/caller-names.js';
 import type { ModelEntry } from '../catalog/types.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { typeAccepted } from '../fetch/safe-fetch.js';
 import { ApiError, invalidInput } from '../http/errors.js';
-import { isMediaKey } from '../media/keys.js';
 import type { Media } from '../media/service.js';
 import type { CallSignal } from '../providers/call-signal.js';
 import type { FileValue } from '../providers/media/types.js';
@@ -52,14 +52,6 @@ export function acceptedTypes(entry: ModelEntry, field: string): string[] {
 
 const bad = (field: string, message: string) => invalidInput([{ field, message }]);
 
-/** The media key of one of kasir's own links, or null. */
-function ownMediaKey(value: string, publicBaseUrl: string): string | null {
-  const prefix = `${publicBaseUrl}/v1/media/`;
-  if (!value.startsWith(prefix)) return null;
-  const key = value.slice(prefix.length);
-  return isMediaKey(key) ? key : null;
-}
-
 export class FileInputs {
   constructor(private readonly deps: FileInputDeps) {}
 
@@ -73,18 +65,21 @@ export class FileInputs {
     mode: 'url' | 'bytes',
     signal: CallSignal,
     maxBytes = this.deps.maxBytes,
+    /** The caller's input, whose field names errors use (see caller-names.ts). */
+    sent: object = input,
   ): Promise<Record<string, FileValue | FileValue[]>> {
     const files: Record<string, FileValue | FileValue[]> = {};
-    for (const { field, array } of fileFields(entry)) {
-      const value = input[field];
+    for (const { field: name, array } of fileFields(entry)) {
+      const value = input[name];
+      const field = callerField(sent, name);
       if (value === undefined || value === null) continue;
-      const accept = acceptedTypes(entry, field);
-      const one = (v: unknown, name: string) => this.one(v, name, accept, mode, signal, maxBytes);
+      const accept = acceptedTypes(entry, name);
+      const one = (v: unknown, shown: string) => this.one(v, shown, accept, mode, signal, maxBytes);
       if (array) {
         if (!Array.isArray(value)) throw bad(field, 'must be an array of file URLs or data URIs');
-        files[field] = await Promise.all(value.map((v, i) => one(v, `${field}[${i}]`)));
+        files[name] = await Promise.all(value.map((v, i) => one(v, `${field}[${i}]`)));
       } else {
-        files[field] = await one(value, field);
+        files[name] = await one(value, field);
       }
     }
     return files;
@@ -100,7 +95,7 @@ export class FileInputs {
   ): Promise<FileValue> {
     if (typeof value !== 'string' || value === '') throw bad(field, 'must be a file URL or a data URI');
     if (value.startsWith('data:')) return this.dataUri(value, field, accept, maxBytes);
-    const key = ownMediaKey(value, this.deps.publicBaseUrl);
+    const key = this.deps.media.keyOf(value);
     if (key) return this.stored(key, field, accept, maxBytes);
     if (!/^https?:\/\//i.test(value))
       throw bad(field, 'must be an http(s) URL, a data URI or a /v1/media link');
@@ -159,45 +154,99 @@ export class FileInputs {
   }
 }
 
-/** The generic names a capability route takes for a model's main file (the spec's audio_url / audio_base64, …). */
-const GENERIC_FILE_NAMES = ['audio', 'image', 'video'];
+/**
+ * The input names the spec gives media models, by role; a role fills the model's own field for it. Single-file
+ * roles take one value; `references` fills the model's list of images (or its one image, given a list of one).
+ */
+const SPEC_NAMES: Array<{ role: Role; names: string[] }> = [
+  { role: 'image', names: ['image', 'image_url', 'start_image', 'input_image', 'image_input'] },
+  { role: 'end_image', names: ['end_image', 'last_frame_image'] },
+  { role: 'references', names: ['images', 'input_images', 'reference_images'] },
+  { role: 'video', names: ['video', 'video_uri', 'video_url'] },
+  { role: 'audio', names: ['audio_url', 'audio', 'file', 'url'] },
+  { role: 'text', names: ['text'] },
+];
+/** The spec's inline names (`image_base64`, …): raw base64 for the role's field. */
+const BASE64_NAMES: Array<{ role: Role; name: string }> = [
+  { role: 'image', name: 'image_base64' },
+  { role: 'video', name: 'video_base64' },
+  { role: 'audio', name: 'audio_base64' },
+];
+type Role = 'image' | 'end_image' | 'references' | 'video' | 'audio' | 'text';
+
+/** The model's own field for a role, if it has one. */
+function targetOf(entry: ModelEntry, role: Role): FileField | undefined {
+  if (role === 'text') {
+    if (entry.category !== 'text-to-speech') return undefined;
+    const props = (entry.input.properties ?? {}) as Record<string, unknown>;
+    const field = ['text', 'input', 'prompt'].find((f) => props[f] !== undefined);
+    return field ? { field, array: false } : undefined;
+  }
+  const fields = fileFields(entry);
+  const kind = (f: FileField, k: string) => acceptedTypes(entry, f.field)[0]?.startsWith(k) === true;
+  const single = (k: string, name: (n: string) => boolean) =>
+    fields.find((f) => !f.array && kind(f, k) && name(f.field));
+  if (role === 'image') return single('image', (n) => !/end|last|tail|mask|ref/i.test(n));
+  if (role === 'end_image') return single('image', (n) => /end|last|tail/i.test(n));
+  if (role === 'video') return single('video', (n) => !/mask/i.test(n));
+  if (role === 'audio') return single('audio', (n) => !/cloud/i.test(n));
+  return fields.find((f) => f.array && kind(f, 'image')) ?? targetOf(entry, 'image');
+}
+
+/** Moves `body[from]` into `body[to]` (a list of one into a single field, one value into a list), noting the name. */
+function move(body: Record<string, unknown>, from: string, to: FileField): void {
+  if (body[to.field] !== undefined) throw bad(from, `give ${from} or ${to.field}, not both`);
+  let value = body[from];
+  if (to.array && typeof value === 'string') value = [value];
+  else if (!to.array && Array.isArray(value)) {
+    if (value.length !== 1) throw bad(from, `takes one file on this model (its ${to.field})`);
+    value = value[0];
+  }
+  delete body[from];
+  body[to.field] = value;
+  recordCallerName(body, to.field, from);
+}
+
+/** Raw base64 (its type read from the bytes' signature by file-type) as a data URI in `field`; 400 names `name`. */
+async function inlineBase64(entry: ModelEntry, body: Record<string, unknown>, name: string, field: string) {
+  const inline = body[name];
+  delete body[name];
+  if (body[field] !== undefined) throw bad(name, `give ${field} or ${name}, not both`);
+  if (typeof inline !== 'string' || !/^[A-Za-z0-9+/=\s_-]+$/.test(inline)) throw bad(name, 'is not base64');
+  const bytes = Buffer.from(inline, 'base64');
+  const type = (await fileTypeFromBuffer(bytes))?.mime;
+  const accept = acceptedTypes(entry, field);
+  if (!type || !typeAccepted(type, accept))
+    throw bad(name, `is not a recognised ${accept.map((a) => a.replace('/*', '')).join(' or ')} file`);
+  body[field] = `data:${type};base64,${bytes.toString('base64')}`;
+  recordCallerName(body, field, name);
+}
 
 /**
- * Rewrites inline files into the fields the model's schema knows, before validation: `<field>_base64` (raw
- * base64, its type read from the bytes' signature by file-type) becomes a data URI in `<field>`, and the generic
- * `audio_url` / `audio_base64` (image_…, video_…) fill the model's first file field of that kind when it has no
- * field of that name. A base64 value that is not a recognised file is a 400 naming its field.
+ * Rewrites the spec's input names into the fields the model's schema knows, before validation, remembering what
+ * the caller sent (see caller-names.ts) so errors name it: the spec's names for a role (`image`, `video_uri`,
+ * `audio_url`, `text`, …) fill the model's field for that role when the model has no field of that name;
+ * `image_base64` / `video_base64` / `audio_base64` and `<field>_base64` (raw base64, typed by file-type) become a
+ * data URI in the field. A base64 value that is not a recognised file is a 400 naming the field the caller sent.
  */
 export async function inlineFileAliases(entry: ModelEntry, body: Record<string, unknown>): Promise<void> {
-  const fields = fileFields(entry);
-  const names = new Set(fields.map((f) => f.field));
-  for (const kind of GENERIC_FILE_NAMES) {
-    const target = fields.find(
-      (f) => !f.array && acceptedTypes(entry, f.field).some((t) => t.startsWith(kind)),
-    );
+  const props = (entry.input.properties ?? {}) as Record<string, unknown>;
+  const own = (name: string) => props[name] !== undefined;
+  for (const { role, names } of SPEC_NAMES) {
+    const target = targetOf(entry, role);
     if (!target) continue;
-    for (const suffix of ['_url', '_base64']) {
-      const alias = `${kind}${suffix}`;
-      if (names.has(alias) || body[alias] === undefined || body[target.field] !== undefined) continue;
-      const to = suffix === '_url' ? target.field : `${target.field}_base64`;
-      if (to === alias) continue;
-      body[to] = body[alias];
-      delete body[alias];
-    }
+    // `file` and `url` are the spec's names for speech-to-text's audio only.
+    const taken = role === 'audio' && entry.category !== 'speech-to-text' ? names.slice(0, 2) : names;
+    for (const name of taken)
+      if (name !== target.field && !own(name) && body[name] !== undefined) move(body, name, target);
   }
-  for (const { field } of fields) {
+  for (const { role, name } of BASE64_NAMES) {
+    const target = targetOf(entry, role);
+    if (target && !target.array && !own(name) && body[name] !== undefined)
+      await inlineBase64(entry, body, name, target.field);
+  }
+  for (const { field } of fileFields(entry)) {
     const sibling = `${field}_base64`;
-    const inline = body[sibling];
-    if (inline === undefined || names.has(sibling)) continue;
-    delete body[sibling];
-    if (body[field] !== undefined) throw bad(sibling, `give ${field} or ${sibling}, not both`);
-    if (typeof inline !== 'string' || !/^[A-Za-z0-9+/=\s_-]+$/.test(inline))
-      throw bad(sibling, 'is not base64');
-    const bytes = Buffer.from(inline, 'base64');
-    const type = (await fileTypeFromBuffer(bytes))?.mime;
-    const accept = acceptedTypes(entry, field);
-    if (!type || !typeAccepted(type, accept))
-      throw bad(sibling, `is not a recognised ${accept.map((a) => a.replace('/*', '')).join(' or ')} file`);
-    body[field] = `data:${type};base64,${bytes.toString('base64')}`;
+    if (body[sibling] !== undefined && !own(sibling)) await inlineBase64(entry, body, sibling, field);
   }
 }

@@ -13,7 +13,7 @@ import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
 import { ApiError } from '../http/errors.js';
 import { acceptedMediaType } from '../media/keys.js';
 import type { Media, MediaObject } from '../media/service.js';
-import { MediaTooLargeError } from '../media/store.js';
+import { MediaTooLargeError, MediaTypeMismatchError } from '../media/store.js';
 import { CallAbort, type CallSignal } from '../providers/call-signal.js';
 import type { MediaCall, MediaOutput, MediaProvider, ProducedFile } from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
@@ -69,6 +69,9 @@ function rehostFailure(err: unknown): unknown {
     );
   if (err instanceof MediaTooLargeError)
     return new UpstreamError('upstream', `the result is larger than ${err.maxBytes} bytes`);
+  // Markup or script where the provider said media: never stored, never served.
+  if (err instanceof MediaTypeMismatchError)
+    return new UpstreamError('upstream', `the result ${err.message}`);
   return err;
 }
 
@@ -83,7 +86,14 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
   const callOf = async (input: Record<string, unknown>, ctx: RunContext): Promise<MediaCall> => {
     const upstreamInput: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(input)) if (!local.has(key)) upstreamInput[key] = value;
-    const files = await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit);
+    const files = await rt.files.resolve(
+      entry,
+      upstreamInput,
+      provider.fileInputs,
+      ctx.signal,
+      fileLimit,
+      input,
+    );
     return {
       endpoint: entry.upstream.endpoint,
       produces: kind,

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, startKasir, type TestKasir } from '../../test/support/app.js';
 
 const LIMIT = 32 * 1024;
+/** The start of an MP4 file (an `ftyp` box of brand isom): what an upload's type is read from. */
+const MP4_HEAD = Buffer.from('00000018667479706973' + '6f6d0000020069736f6d6d703432', 'hex');
 
 async function keptFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -49,7 +51,8 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
   });
 
   it('serves byte ranges with 206 and Content-Range, and 416 past the end', async () => {
-    const bytes = Buffer.from('0123456789abcdef');
+    // A WAV file's signature (RIFF....WAVE), then bytes that spell their own offsets.
+    const bytes = Buffer.from('RIFF4567WAVEcdef');
     const { url } = (await (await upload(bytes, 'audio/wav')).json()) as { url: string };
     const key = url.split('/').pop();
     const part = await kasir.app.request(`/v1/media/${key}`, { headers: { range: 'bytes=4-7' } });
@@ -65,7 +68,8 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
   });
 
   it('keeps a key without extension for uncommon subtypes', async () => {
-    const res = await upload(Buffer.from('x'), 'video/x-unheard-of');
+    // Binary bytes of no recognised format: a format kasir has no signature for may be them.
+    const res = await upload(Buffer.from([0x00, 0x9f, 0x01]), 'video/x-unheard-of');
     const { url } = (await res.json()) as { url: string };
     expect(url).toMatch(/\/v1\/media\/[0-9a-f]{32}$/);
   });
@@ -99,12 +103,13 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
 
   it('answers 413 over the limit and keeps nothing (declared length and streamed)', async () => {
     const before = await keptFiles(kasir.dataDir);
-    const declared = await upload(Buffer.alloc(LIMIT + 1, 7), 'video/mp4');
+    const declared = await upload(Buffer.concat([MP4_HEAD, Buffer.alloc(LIMIT + 1, 7)]), 'video/mp4');
     expect(declared.status).toBe(413);
     expect(await declared.json()).toMatchObject({ error: { code: 'payload_too_large' } });
     // A chunked body with no Content-Length is counted as it streams.
     const stream = new ReadableStream({
       start(controller) {
+        controller.enqueue(new Uint8Array(MP4_HEAD));
         for (let i = 0; i < 40; i++) controller.enqueue(new Uint8Array(1024));
         controller.close();
       },

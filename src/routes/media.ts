@@ -8,7 +8,21 @@ import { sendStream } from '../http/node-response.js';
 import { pickErrors } from '../http/openapi.js';
 import { acceptedMediaType, isMediaKey } from '../media/keys.js';
 import { parseRange } from '../media/service.js';
-import { MediaTooLargeError } from '../media/store.js';
+import { isInlineSafe } from '../media/sniff.js';
+import { MediaTooLargeError, MediaTypeMismatchError } from '../media/store.js';
+
+/**
+ * Headers every media answer carries, so that a stored file can never run as a page of kasir's origin: no type
+ * sniffing, a sandbox with nothing allowed should a browser open it as a document, and a download instead of a
+ * page for every type a browser would run (SVG, HTML, XML, script: anything not a raster image, audio or video).
+ */
+function safetyHeaders(key: string, contentType: string): Record<string, string> {
+  return {
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "sandbox; default-src 'none'",
+    ...(isInlineSafe(contentType) ? {} : { 'content-disposition': `attachment; filename="${key}"` }),
+  };
+}
 
 const MediaObjectSchema = z
   .object({
@@ -24,7 +38,9 @@ const uploadRoute = createRoute({
   tags: ['media'],
   summary: 'Upload a file (raw bytes) to pass as a model input',
   description:
-    'The body is the file itself (not multipart); Content-Type image/*, video/* or audio/*; at most 40 MB.',
+    'The body is the file itself (not multipart); Content-Type image/*, video/* or audio/*; at most 40 MB. ' +
+    'The bytes must be what Content-Type says (read from their signature; SVG, HTML and XML from their markup): ' +
+    'a mismatch is a 400 naming both types.',
   request: {
     body: {
       required: true,
@@ -97,8 +113,17 @@ export function mountMediaRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     const body = incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
     let saved: Awaited<ReturnType<typeof media.save>>;
     try {
-      saved = await media.save(contentType, body);
+      saved = await media.save(contentType, body, media.maxBytes, 'caller');
     } catch (err) {
+      if (err instanceof MediaTypeMismatchError) {
+        incoming?.resume();
+        const actual = err.detected ?? 'of no recognised media type';
+        throw new ApiError(
+          'invalid_input',
+          `the body is ${actual}, but Content-Type says ${err.declared}; nothing was kept`,
+          [{ field: 'body', message: `is ${actual}, not ${err.declared} (the Content-Type header)` }],
+        );
+      }
       if (err instanceof MediaTooLargeError) {
         // Drain what the client still sends so it reads our 413 instead of a reset connection.
         incoming?.resume();
@@ -133,6 +158,7 @@ export function mountMediaRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     const meta = await media.head(key);
     if (!meta) throw new ApiError('media_not_found', `no media object ${key}`);
     const common = {
+      ...safetyHeaders(key, meta.content_type),
       'content-type': meta.content_type,
       etag: meta.etag,
       'accept-ranges': 'bytes',

@@ -18,6 +18,7 @@ import { ApiError, invalidInput } from '../http/errors.js';
 import { type Exchange, exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { pickErrors } from '../http/openapi.js';
+import { inlineFileAliases } from '../offers/media-files.js';
 
 interface GenericRoute {
   category: string;
@@ -110,6 +111,8 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
       return sell(x, checkoutDeps, async () => {
         const raw = await x.readBody(limit);
         const { entry, ...picked } = pick(x, parseJsonBody(raw));
+        // The spec's input names (`image`, `video_uri`, `text`, `image_base64`, …), as on /v1/infer.
+        if (entry.kind === 'model' && entry.category !== 'chat') await inlineFileAliases(entry, picked.input);
         return { offer: deps.offers.offerFor(entry), rawBody: raw, nestOutput: true, ...picked };
       });
     };

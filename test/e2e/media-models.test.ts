@@ -148,6 +148,11 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
       ['a flagged (NSFW) image', { nsfw: true }, 400],
       ['a validation error on the result', { resultStatus: 422 }, 400],
       ['a result file off fal’s hosts', { resultUrl: 'http://169.254.169.254/latest/meta-data/x.png' }, 502],
+      [
+        'a result that is a web page, not the image fal said',
+        { fileContent: Buffer.from('<html><script>alert(1)</script></html>') },
+        502,
+      ],
     ])('charges nothing for %s', async (_name, script, status) => {
       kasir.fal.setScript(script);
       const before = await balanceNow();
@@ -336,7 +341,8 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
         audio_base64: Buffer.from('not audio at all').toString('base64'),
       });
       await expectNoCharge(junk, 400, before);
-      expect(junk.json.error?.param).toBe('file_base64');
+      // Named as the caller sent it (audio_base64), not as kasir rewrote it for the model (file_base64).
+      expect(junk.json.error?.param).toBe('audio_base64');
       expect(openai.requests.length).toBe(sent);
     });
 

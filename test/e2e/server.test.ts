@@ -8,10 +8,18 @@ import { startKasir, type TestKasir } from '../support/app.js';
 
 const MB = 1024 * 1024;
 
+/** The start of an MP4 file (an `ftyp` box): uploads must be what their Content-Type says. */
+const MP4_HEAD = Buffer.from('000000186674797069736f6d0000020069736f6d6d703432', 'hex');
+
+/** `total` bytes in chunks: an MP4 header, then 0x5a bytes. */
 function chunks(total: number, size = 256 * 1024): Readable {
   return Readable.from(
     (function* () {
-      for (let sent = 0; sent < total; sent += size) yield Buffer.alloc(Math.min(size, total - sent), 0x5a);
+      for (let sent = 0; sent < total; sent += size) {
+        const chunk = Buffer.alloc(Math.min(size, total - sent), 0x5a);
+        if (sent === 0) MP4_HEAD.copy(chunk);
+        yield chunk;
+      }
     })(),
   );
 }

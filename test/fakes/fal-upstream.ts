@@ -31,6 +31,8 @@ export interface FalScript {
   resultStatus?: number;
   /** The image output's safety checker flags every image. */
   nsfw?: boolean;
+  /** The produced files hold these bytes (served under the output kind's content type), not generated ones. */
+  fileContent?: Buffer;
   /** Results point at this URL instead of the fake's own file (a private or foreign host). */
   resultUrl?: string;
   /** The result files are served this slowly: one chunk every this many ms. */
@@ -119,7 +121,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     const files = Array.from({ length: count }, (_, i) => {
       const name = `${id}-${i}.${kind === 'image' ? 'png' : kind === 'video' ? 'mp4' : 'mp3'}`;
       const url = job.script.resultUrl ?? `${fake.url}/files/${name}`;
-      const bytes = bytesFor(name, job.script.fileBytes ?? 2048);
+      const bytes = job.script.fileContent ?? bytesFor(name, job.script.fileBytes ?? 2048);
       if (!job.script.resultUrl) fake.files.set(url, { bytes, contentType: TYPES[kind] });
       return { url, content_type: TYPES[kind], file_name: name, file_size: bytes.length };
     });

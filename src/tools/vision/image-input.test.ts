@@ -15,7 +15,10 @@ describe('image inputs by URL', () => {
   let photo: Buffer;
   const reader = (env: Record<string, string>): ImageReader => {
     const config = loadConfig({ ...env, VISION_IMAGE_MAX_BYTES: '65536' });
-    const media = { urlOf: (key: string) => `https://kasir.test/v1/media/${key}` } as Media;
+    const media = {
+      urlOf: (key: string) => `https://kasir.test/v1/media/${key}`,
+      keyOf: () => null,
+    } as unknown as Media;
     return createImageReader({ config, media } as ToolDeps);
   };
   const call = () => ({ signal: new CallAbort(), requestId: 'test' });

@@ -1,16 +1,16 @@
 /**
  * The image a vision tool reads, from whichever form the caller gave: a public https URL (through the safe
- * fetcher), a kasir /v1/media link (read from the store; deleted right after reading when the tool keeps nothing),
+ * fetcher), a kasir /v1/media link (http or https: read from the store by key; deleted right after reading when the tool keeps nothing),
  * or inline base64 / a data: URI. The bytes are decoded and bounded with sharp, turned upright, scaled down to the
  * side the model is sent and re-encoded as JPEG, which also drops every metadata block (EXIF, GPS).
  */
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { VisionConfig } from '../../config-vision.js';
+import { bareHost, hostPort } from '../../fetch/address-rule.js';
 import { FetchFailure } from '../../fetch/errors.js';
 import { SafeFetcher } from '../../fetch/safe-fetch.js';
 import { invalidInput } from '../../http/errors.js';
-import { MEDIA_KEY_PATTERN } from '../../media/keys.js';
 import type { ToolCall, ToolDeps } from '../types.js';
 
 export interface ImageSource {
@@ -115,10 +115,17 @@ export function createImageReader(deps: ToolDeps): ImageReader {
     maxRedirects: deps.config.fetch.maxRedirects,
     timeoutMs: deps.config.fetch.timeoutMs,
   });
-  const mediaPrefix = deps.media.urlOf('');
+  /** https, or plain http to a host FETCH_ALLOWED_HOSTS names (an intranet file server, a test's). */
+  const fetchable = (url: string) => {
+    if (/^https:\/\//i.test(url)) return true;
+    if (!/^http:\/\//i.test(url)) return false;
+    const u = URL.parse(url);
+    return (
+      u !== null && deps.config.fetch.allowedHosts.has(hostPort(bareHost(u.hostname), Number(u.port || 80)))
+    );
+  };
 
   async function fromMedia(key: string, field: string, deleteMedia: boolean): Promise<Buffer> {
-    if (!MEDIA_KEY_PATTERN.test(key)) throw invalidInput([{ field, message: 'is not a kasir media link' }]);
     const opened = await deps.media.open(key, undefined);
     if (!opened)
       throw invalidInput([{ field, message: 'names a media object that does not exist (or was deleted)' }]);
@@ -155,13 +162,14 @@ export function createImageReader(deps: ToolDeps): ImageReader {
       } else if (typeof source.image_url === 'string') {
         field = `${prefix}image_url`;
         const url = source.image_url;
-        bytes = url.startsWith(mediaPrefix)
-          ? await fromMedia(
-              url.slice(mediaPrefix.length).split(/[?#]/, 1)[0] ?? '',
-              field,
-              options.deleteMedia,
-            )
-          : await fromUrl(url, field, call);
+        // kasir's own link is read from the store by its key, over whichever scheme the deployment serves.
+        const key = deps.media.keyOf(url);
+        if (key) bytes = await fromMedia(key, field, options.deleteMedia);
+        else if (fetchable(url)) bytes = await fromUrl(url, field, call);
+        else
+          throw invalidInput([
+            { field, message: 'could not be fetched: must be https (or a kasir /v1/media link)' },
+          ]);
       } else {
         throw invalidInput([{ field: `${prefix}image_url`, message: 'is required (or image_base64)' }]);
       }
