@@ -4,8 +4,9 @@
  * signed in with a cookie. No credentials are ever allowed (keys travel in the Authorization header).
  */
 import type { ServerResponse } from 'node:http';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import type { AppEnv } from './env.js';
 
 /** `*`, or the exact origins allowed. */
 export type CorsOrigins = '*' | string[];
@@ -49,7 +50,17 @@ export function corsMiddleware(origins: CorsOrigins): MiddlewareHandler {
     exposeHeaders: EXPOSE_HEADERS,
     maxAge: 600,
   });
-  return (c, next) => (corsApplies(c.req.path) ? handler(c, next) : next());
+  return (c: Context<AppEnv>, next) => {
+    if (!corsApplies(c.req.path)) return next();
+    // On the Node server the headers go on the Node response itself: a route that writes its answer straight to
+    // it (node-response.ts) must not have its Fetch response rebuilt after the fact. Preflights are hono/cors's.
+    const outgoing = c.env?.outgoing;
+    if (outgoing && c.req.method !== 'OPTIONS') {
+      setCorsHeaders(outgoing, origins, c.req.header('origin'));
+      return next();
+    }
+    return handler(c, next);
+  };
 }
 
 const EXPOSED = EXPOSE_HEADERS.join(', ');

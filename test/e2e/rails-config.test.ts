@@ -79,6 +79,23 @@ describe('a default install (no wallet rail)', () => {
     expect(paid.json.costMicroUsd).toBe(46440);
   });
 
+  it('answers the payment-channel routes 503 naming the settings that turn channels on', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/channels'],
+      ['GET', '/v1/channels/0xabc'],
+      ['POST', '/v1/channels/0xabc/vouchers'],
+      ['POST', '/v1/channels/0xabc/close'],
+    ] as const) {
+      const res = await kasir.app.request(path, {
+        method,
+        ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
+      const text = await res.text();
+      expect(res.status, `${method} ${path}: ${text}`).toBe(503);
+      expect(text).toContain('MPP_CHANNEL_OPERATOR_KEY');
+    }
+  });
+
   it('answers an unpaid /v1/* call 402 with a WWW-Authenticate naming the prepaid key', async () => {
     const res = await postJson(kasir, '/v1/chat/completions', { ...body, model: MODEL });
     expect(res.status).toBe(402);
