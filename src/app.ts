@@ -5,12 +5,14 @@ import type { Deps } from './deps.js';
 import { Edge } from './http/edge.js';
 import { ApiError, invalidInput } from './http/errors.js';
 import { LaneApp } from './http/lanes.js';
+import { allowedMethods } from './http/method-not-allowed.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
 import { mountChannelRoutes } from './routes/channels.js';
 import { mountChatRoutes } from './routes/chat.js';
 import { mountDiscoveryRoutes } from './routes/discovery.js';
+import { mountHomeRoutes } from './routes/home.js';
 import { mountKeyRoutes } from './routes/keys.js';
 import { mountLookupRoutes } from './routes/lookups.js';
 import { mountMediaRoutes } from './routes/media.js';
@@ -36,7 +38,7 @@ export function createApp(deps: Deps): LaneApp {
           },
         })
       : null;
-  const app = new LaneApp(new Edge(deps.log, deps.metrics, limiter), {
+  const app = new LaneApp(new Edge(deps.log, deps.metrics, limiter, deps.config.corsOrigins), {
     // zod validation failures of declared route schemas become the one 400 shape, naming each field.
     defaultHook: (result) => {
       if (!result.success) {
@@ -78,21 +80,46 @@ export function createApp(deps: Deps): LaneApp {
     catalog: deps.catalog,
     isAvailable: (e) => deps.offers.available(e),
   });
+  mountHomeRoutes(app, {
+    baseUrl: deps.config.publicBaseUrl,
+    rails: () => deps.rails.all().map((r) => r.id),
+  });
   mountDiscoveryRoutes(app, () => ({
     baseUrl: deps.config.publicBaseUrl,
     rails: deps.rails.all().map((r) => r.describe(deps.config.publicBaseUrl)),
     catalog: catalogFacts(deps.catalog),
-    // The wallet routes of every model and tool that can run here, once the x402 rail is on.
-    x402Resources: deps.rails.all().some((r) => r.id === 'x402')
-      ? deps.catalog
+    // The wallet routes of every model and tool that can run here, once x402 pays /x402/* (a tool's id is
+    // `tools/<name>`, so its route is /x402/tools/<name>).
+    x402Resources: deps.rails.walletOff('/x402/')
+      ? []
+      : deps.catalog
           .entries()
           .filter((e) => deps.offers.available(e))
-          .map((e) => (e.kind === 'tool' ? `/x402/tools/${e.id}` : `/x402/${e.id}`))
-      : [],
+          .map((e) => `/x402/${e.id}`),
+    entries: deps.catalog
+      .entries()
+      .filter((e) => deps.offers.available(e))
+      .map((e) => ({
+        id: e.id,
+        name: e.name,
+        category: e.kind === 'model' ? e.category : e.kind,
+        route: `POST ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
+      })),
   }));
 
-  app.notFound((c) =>
-    c.json(new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`).toBody(), 404),
-  );
+  // A path served with other methods is a 405 naming them (`Allow`); a path no route serves, a 404.
+  const allowed = allowedMethods(() => app.routes);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    if (allow.length > 0) {
+      const error = new ApiError(
+        'method_not_allowed',
+        `${c.req.method} is not allowed on ${c.req.path}; use ${allow.join(', ')}`,
+        { allow },
+      );
+      return c.json(error.toBody(), 405, { allow: allow.join(', ') });
+    }
+    return c.json(new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`).toBody(), 404);
+  });
   return app;
 }

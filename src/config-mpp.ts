@@ -1,6 +1,6 @@
 /**
  * Settings of the MPP rail (the `Payment` HTTP authentication scheme on every /v1/* paid route): a Tempo
- * stablecoin charge (on when MPP_TEMPO_RECIPIENT is set) and a card charge through Stripe (on when
+ * stablecoin charge (on when MPP_TEMPO_RECIPIENT or KASIR_PAY_TO is set) and a card charge through Stripe (on when
  * MPP_STRIPE_SECRET_KEY is set). The challenge secret lives in the database (see rails/mpp/secrets.ts).
  */
 import { z } from 'zod';
@@ -82,12 +82,17 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
   const v = values as Record<string, string | number | undefined>;
   const str = (name: string) => v[name] as string | undefined;
   let tempo: MppTempoConfig | undefined;
-  const recipient = str('MPP_TEMPO_RECIPIENT');
+  // KASIR_PAY_TO (declared with the x402 settings) is the recipient when MPP_TEMPO_RECIPIENT is not set.
+  const recipient = str('MPP_TEMPO_RECIPIENT') ?? str('KASIR_PAY_TO');
   if (recipient) {
     const currency = str('MPP_TEMPO_CURRENCY') ?? TEMPO_USDC;
     const feePayerKey = str('MPP_TEMPO_FEE_PAYER_KEY');
     const chainId = Number(str('MPP_TEMPO_CHAIN_ID') ?? TEMPO_MAINNET.chainId);
-    if (!ADDRESS.test(recipient)) problems.push('MPP_TEMPO_RECIPIENT: must be a 0x address');
+    if (!ADDRESS.test(recipient)) {
+      problems.push(
+        `${str('MPP_TEMPO_RECIPIENT') ? 'MPP_TEMPO_RECIPIENT' : 'KASIR_PAY_TO'}: must be a 0x address`,
+      );
+    }
     if (!ADDRESS.test(currency)) problems.push('MPP_TEMPO_CURRENCY: must be a TIP-20 token address');
     if (feePayerKey && !KEY.test(feePayerKey)) problems.push('MPP_TEMPO_FEE_PAYER_KEY: must be a 0x hex key');
     if (!Number.isInteger(chainId) || chainId <= 0) problems.push('MPP_TEMPO_CHAIN_ID: must be a chain id');

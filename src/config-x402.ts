@@ -7,6 +7,13 @@ import { z } from 'zod';
 /** The route families a chain is sold on: /x402/* (Base, Solana), /a402/* (Algorand), /b402/* (BNB Smart Chain). */
 export const X402_FAMILIES = ['x402', 'a402', 'b402'] as const;
 export type X402Family = (typeof X402_FAMILIES)[number];
+
+/** The settings that turn on each family's chains (named by the 503 of a family that is off). */
+export const X402_FAMILY_SETTINGS: Record<X402Family, readonly string[]> = {
+  x402: ['KASIR_PAY_TO', 'X402_BASE_PAY_TO', 'X402_SOLANA_PAY_TO'],
+  a402: ['X402_ALGORAND_PAY_TO'],
+  b402: ['X402_BNB_PAY_TO'],
+};
 export type ChainKind = 'evm' | 'svm' | 'avm';
 export type ChainId = 'base' | 'solana' | 'algorand' | 'bnb';
 
@@ -38,7 +45,12 @@ interface Preset {
   network: string;
   rpcUrl: string;
   assets: string[];
+  /** A public facilitator (no API key) that settles when the operator names neither a signer nor a facilitator. */
+  facilitatorUrl?: string;
 }
+
+/** The one payout address that turns on x402 on Base and the MPP Tempo charge (each chain's own setting wins). */
+export const KASIR_PAY_TO = 'KASIR_PAY_TO';
 
 /** Per chain: its family, kind, and the defaults of its networks (the first is the default network). */
 const CHAINS: Record<ChainId, { family: X402Family; kind: ChainKind; presets: Preset[] }> = {
@@ -50,11 +62,14 @@ const CHAINS: Record<ChainId, { family: X402Family; kind: ChainKind; presets: Pr
         network: 'eip155:8453',
         rpcUrl: 'https://mainnet.base.org',
         assets: ['0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'], // USDC
+        // Listed among x402's public facilitators; settles on Base mainnet without an API key.
+        facilitatorUrl: 'https://facilitator.payai.network',
       },
       {
         network: 'eip155:84532',
         rpcUrl: 'https://sepolia.base.org',
         assets: ['0x036CbD53842c5426634e7929541eC2318f3dCF7e'], // USDC (Base Sepolia)
+        facilitatorUrl: 'https://x402.org/facilitator', // x402's own public testnet facilitator
       },
     ],
   },
@@ -125,6 +140,7 @@ const settingNames = (id: ChainId) => {
 /** The zod shape of every x402 setting (merged into the configuration's schema). */
 export const x402EnvShape = {
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  [KASIR_PAY_TO]: optional,
   ...Object.fromEntries(
     (Object.keys(CHAINS) as ChainId[]).flatMap((id) =>
       Object.values(settingNames(id)).map((n) => [n, optional]),
@@ -144,7 +160,7 @@ export function parseX402(values: Record<string, unknown>, problems: string[]): 
   for (const [id, chain] of Object.entries(CHAINS) as Array<[ChainId, (typeof CHAINS)[ChainId]]>) {
     const names = settingNames(id);
     const read = (name: string) => values[name] as string | undefined;
-    const payTo = read(names.payTo);
+    const payTo = read(names.payTo) ?? (id === 'base' ? read(KASIR_PAY_TO) : undefined);
     if (!payTo) continue;
     const network = read(names.network) ?? (chain.presets[0] as Preset).network;
     const preset = chain.presets.find((p) => p.network === network);
@@ -158,8 +174,10 @@ export function parseX402(values: Record<string, unknown>, problems: string[]): 
       .map((a) => a.trim())
       .filter(Boolean);
     const signerKey = read(names.signerKey);
-    const facilitatorUrl = read(names.facilitatorUrl);
-    if (!ADDRESS[chain.kind].test(payTo)) problems.push(`${names.payTo}: not a ${chain.kind} address`);
+    const facilitatorUrl = read(names.facilitatorUrl) ?? (signerKey ? undefined : preset?.facilitatorUrl);
+    if (!ADDRESS[chain.kind].test(payTo)) {
+      problems.push(`${read(names.payTo) ? names.payTo : KASIR_PAY_TO}: not a ${chain.kind} address`);
+    }
     if (!rpcUrl) problems.push(`${names.rpcUrl}: needed for ${network} (no default for this network)`);
     if (assets.length === 0)
       problems.push(`${names.assets}: needed for ${network} (no default for this network)`);

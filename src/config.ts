@@ -11,6 +11,7 @@ import { parseScreenshot, type ScreenshotConfig, screenshotEnvShape } from './co
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
 import { parseVision, type VisionConfig, visionEnvShape } from './config-vision.js';
 import { parseX402, type X402Config, x402EnvShape } from './config-x402.js';
+import type { CorsOrigins } from './http/cors.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -123,6 +124,7 @@ const envSchema = z.object({
   CHARGE_JOURNAL: z.enum(['auto', 'file', 'database']).default('auto'),
   SWEEP_INTERVAL_SECONDS: int(0).default(60),
   PROVIDER_MARGIN_PERCENT: z.string().default(''),
+  CORS_ORIGINS: z.string().default('*'),
   ...providerShape,
   ...x402EnvShape,
   ...mppEnvShape,
@@ -181,6 +183,8 @@ export interface Config {
   /** Margin added to upstream prices, in percent, per provider (`*` for the default). */
   providerMarginPercent: Record<string, number>;
   providers: Record<ProviderName, ProviderConfig>;
+  /** Origins allowed to call the public routes from a browser (`*` or a list); null = CORS off. */
+  corsOrigins: CorsOrigins | null;
   /** The x402 wallet rails (see config-x402.ts); no chains = the rail is off. */
   x402: X402Config;
   /** The MPP rail (see config-mpp.ts); neither Tempo nor a card = the rail is off. */
@@ -256,6 +260,7 @@ export function loadConfig(env: RawEnv): Config {
   const tools = parseTools(e as Record<string, unknown>, problems);
   const dashboard = parseDashboard(e, problems);
   const fetch = parseFetch(e as Record<string, unknown>, problems);
+  const corsOrigins = parseCorsOrigins(e.CORS_ORIGINS, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -302,6 +307,7 @@ export function loadConfig(env: RawEnv): Config {
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     providerMarginPercent,
     providers,
+    corsOrigins,
     x402,
     mpp,
     tools,
@@ -312,6 +318,23 @@ export function loadConfig(env: RawEnv): Config {
     vision: parseVision(e as Record<string, unknown>),
     face: parseFace(e as Record<string, unknown>),
   };
+}
+
+/** `*`, `none` (or empty: off), or comma-separated origins (`https://app.example.com`), each checked. */
+function parseCorsOrigins(value: string, problems: string[]): CorsOrigins | null {
+  const v = value.trim();
+  if (v === '*') return '*';
+  if (v === '' || v.toLowerCase() === 'none') return null;
+  const origins = v
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  for (const o of origins) {
+    if (!URL.canParse(o) || new URL(o).origin !== o) {
+      problems.push(`CORS_ORIGINS: "${o}" is not an origin (scheme://host[:port])`);
+    }
+  }
+  return origins;
 }
 
 function readConfigFile(file: string | undefined): RawEnv {

@@ -5,7 +5,7 @@
  */
 import { type CatalogEntry, idField, type PriceClass, type Quote } from '../catalog/types.js';
 import { ApiError } from '../http/errors.js';
-import type { RailRegistry } from '../rails/registry.js';
+import type { RailRegistry, WalletOff } from '../rails/registry.js';
 import type { PaidRequest, PaymentRefusal, Pricing } from '../rails/types.js';
 
 /** The offer and its price as the rails see them. */
@@ -16,6 +16,18 @@ export const pricingOf = (entry: CatalogEntry, quote: Quote): Pricing => ({
   inputSchema: entry.input,
 });
 
+/**
+ * The answer of an unpaid call on a wallet route whose rail is off here (a 503, never a 402 nobody can pay by
+ * wallet): it names the settings that turn the rail on, and the prepaid key that pays the route meanwhile.
+ */
+export function walletRailOff(path: string, off: WalletOff): ApiError {
+  return new ApiError(
+    'not_configured',
+    `wallet payments on /${off.family}/* are not configured on this server (the operator turns them on with ${off.settings.join(' or ')}); a prepaid key (Authorization: Bearer <key>) pays ${path} meanwhile`,
+    { rail: 'x402', family: off.family, settings: off.settings },
+  );
+}
+
 export async function paymentRequired(
   rails: RailRegistry,
   entry: CatalogEntry,
@@ -24,7 +36,12 @@ export async function paymentRequired(
   refusal?: PaymentRefusal,
 ): Promise<ApiError> {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  const off = rails.walletOff(req.path);
+  if (off && !refusal) return walletRailOff(req.path, off);
   const accepted = rails.accepting(req.path);
+  if (accepted.length === 0) {
+    return new ApiError('not_configured', `no payment rail can pay ${req.path} on this server`);
+  }
   const offered = [];
   const challenges = await Promise.all(
     accepted.map((rail) => rail.challenge(pricingOf(entry, quoteFor(rail.priceClass)), req, refusal)),

@@ -22,7 +22,7 @@ import {
 } from '../rails/types.js';
 import type { Db } from '../store/db.js';
 import { paidAnswer } from './answer.js';
-import { paymentRequired, pricingOf } from './challenge.js';
+import { paymentRequired, pricingOf, walletRailOff } from './challenge.js';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -154,6 +154,8 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
 
   const rail = deps.rails.carriedBy(req);
   if (!rail) {
+    const off = deps.rails.walletOff(x.path);
+    if (off) throw walletRailOff(x.path, off);
     const cheapest = Math.min(
       ...deps.rails.accepting(x.path).map((r) => quoteFor(r.priceClass).costMicroUsd),
     );

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { accessLog, recordRequest } from './access-log.js';
 import { incomingIp } from './client-ip.js';
+import { type CorsOrigins, corsMiddleware, setCorsHeaders } from './cors.js';
 import type { AppEnv } from './env.js';
 import { type Exchange, sendJson } from './exchange.js';
 import type { Logger } from './logger.js';
@@ -29,12 +30,15 @@ export class Edge {
     private readonly metrics: Metrics,
     /** Null when rate limiting is off. */
     private readonly limiter: RateLimiter | null,
+    /** Null when CORS is off. */
+    private readonly corsOrigins: CorsOrigins | null = null,
   ) {}
 
   /** Mounts the edge on a Hono app, ahead of its routes. */
   mount(app: OpenAPIHono<AppEnv>): void {
     app.use('*', requestId());
     app.use('*', accessLog(this.log, this.metrics));
+    if (this.corsOrigins) app.use('*', corsMiddleware(this.corsOrigins));
     if (this.limiter) app.use('*', rateLimit(this.limiter));
     app.onError(renderError(this.log));
   }
@@ -60,6 +64,7 @@ export class Edge {
         started,
       }),
     );
+    if (this.corsOrigins) setCorsHeaders(outgoing, this.corsOrigins, incoming.headers.origin);
     try {
       if (this.limiter) {
         const verdict = await this.limiter.hit(

@@ -20,6 +20,10 @@ export function bearerToken(header: string | undefined): string | null {
   return m?.[1] ?? null;
 }
 
+/** The prepaid key's challenge on a 402: `Bearer realm="kasir", docs="<base>/skill.md", keys="<base>/dashboard"`. */
+export const bearerChallenge = (baseUrl: string): string =>
+  `Bearer realm="kasir", docs="${baseUrl}/skill.md", keys="${baseUrl}/dashboard"`;
+
 /** The headers every answer to a prepaid key carries: what the call charged, and the balance after it. */
 export const prepaidHeaders = (chargedMicroUsd: number, balanceMicroUsd: number): Record<string, string> => ({
   [CHARGED_HEADER]: String(chargedMicroUsd),
@@ -186,10 +190,13 @@ export function createPrepaidRail(deps: {
       return prepaidHeaders(0, balance.balanceMicroUsd);
     },
 
-    // The prepaid rail adds no header to a 402; its body entry says how to use a key.
-    challenge(pricing) {
+    // A `Bearer` challenge names the key (RFC 6750 allows further auth-params: where to read and where to get
+    // one), so a 402 carries a WWW-Authenticate even when no wallet rail is on; its body entry says the same.
+    challenge(pricing, req) {
       return {
-        headers: [],
+        headers: [
+          ['WWW-Authenticate', bearerChallenge(req.resourceUrl.slice(0, -req.path.length || undefined))],
+        ],
         body: {
           rail: 'prepaid',
           price_micro_usd: pricing.quote.costMicroUsd,

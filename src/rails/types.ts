@@ -146,6 +146,8 @@ export interface Rail {
   readonly title: string;
   /** Which price list this rail pays. */
   readonly priceClass: PriceClass;
+  /** False for a route of the rail's family that it cannot pay on this server (absent: it pays every route). */
+  serves?(path: string): boolean;
   /** True when the request carries this rail's credential (headers only, no I/O). */
   carries(req: PaidRequest): boolean;
   /** Identifies the payer from the credential; throws ApiError (401/402) when it is bad. */

@@ -43,7 +43,13 @@ const ok = (description: string) => ({ description, content: { 'application/json
 export function mountChannelRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   const channels = deps.channels;
   const on = () => {
-    if (!channels) throw new ApiError('not_configured', 'payment channels are off on this server');
+    if (!channels) {
+      throw new ApiError(
+        'not_configured',
+        'payment channels are off on this server (the operator turns them on with MPP_CHANNEL_OPERATOR_KEY, beside MPP_TEMPO_RECIPIENT or KASIR_PAY_TO)',
+        { settings: ['MPP_CHANNEL_OPERATOR_KEY', 'MPP_TEMPO_RECIPIENT', 'KASIR_PAY_TO'] },
+      );
+    }
     return channels;
   };
   app.openapi(

@@ -1,5 +1,9 @@
-/** Discovery routes: /openapi.json, /skill.md and /.well-known/x402, built once from the app's own registries. */
+/**
+ * Discovery routes: /openapi.json, /skill.md, /llms.txt and /.well-known/x402, built once from the app's own
+ * registries.
+ */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { buildLlmsTxt, type LlmsEntry } from '../discovery/llms-txt.js';
 import { buildOpenApi } from '../discovery/openapi.js';
 import { buildSkillMd, type SkillSources } from '../discovery/skill.js';
 import { buildWellKnownX402 } from '../discovery/well-known-x402.js';
@@ -10,6 +14,8 @@ export interface DiscoveryInputs {
   rails: SkillSources['rails'];
   catalog: SkillSources['catalog'];
   x402Resources: string[];
+  /** The catalog entries that can run here (for /llms.txt). */
+  entries: LlmsEntry[];
 }
 
 const docRoute = (path: string, summary: string, type: string) =>
@@ -38,6 +44,7 @@ export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, readInputs: () =>
   // Built on first use: by then every route module has registered its paths. Nothing here changes at run time.
   let doc: OpenApiDoc | undefined;
   let skill: string | undefined;
+  let llms: string | undefined;
   let x402: ReturnType<typeof buildWellKnownX402> | undefined;
   let cached: DiscoveryInputs | undefined;
   const inputs = () => {
@@ -55,6 +62,9 @@ export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, readInputs: () =>
     docRoute('/skill.md', 'Agent onboarding document (version 1)', 'text/markdown'),
   );
   app.openAPIRegistry.registerPath(
+    docRoute('/llms.txt', 'Index for language-model agents (llmstxt.org)', 'text/markdown'),
+  );
+  app.openAPIRegistry.registerPath(
     docRoute('/.well-known/x402', 'x402 resource discovery', 'application/json'),
   );
 
@@ -68,6 +78,11 @@ export function mountDiscoveryRoutes(app: OpenAPIHono<AppEnv>, readInputs: () =>
       catalog: i.catalog,
     });
     return c.body(skill, 200, { 'content-type': 'text/markdown; charset=utf-8' });
+  });
+  app.get('/llms.txt', (c) => {
+    const i = inputs();
+    llms ??= buildLlmsTxt({ baseUrl: i.baseUrl, entries: i.entries, rails: i.rails.map((r) => r.id) });
+    return c.body(llms, 200, { 'content-type': 'text/markdown; charset=utf-8' });
   });
   app.get('/.well-known/x402', (c) => {
     x402 ??= buildWellKnownX402(inputs().baseUrl, inputs().x402Resources);

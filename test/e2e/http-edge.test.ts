@@ -198,12 +198,13 @@ describe.each(DB_TARGETS)('HTTP edge on %s', (db) => {
       expect(limited.headers['ratelimit-remaining']).toBe('0');
       expect(limited.json).toMatchObject({ error: { code: 'rate_limited', details: { limit: 3 } } });
 
-      // Another method on the lane's path is Hono's: 404 in the one error shape.
+      // Another method on the lane's path is Hono's: 405 naming the lane's method, in the one error shape.
       const get = await request(`${server.url}/v1/chat/completions`, {
         headers: { 'x-forwarded-for': '10.5.5.5' },
       });
-      expect(get.statusCode).toBe(404);
-      expect(await get.body.json()).toMatchObject({ error: { code: 'not_found' } });
+      expect(get.statusCode).toBe(405);
+      expect(get.headers.allow).toBe('POST');
+      expect(await get.body.json()).toMatchObject({ error: { code: 'method_not_allowed' } });
 
       kasir.deps.log.flush();
       await new Promise((r) => setTimeout(r, 10));

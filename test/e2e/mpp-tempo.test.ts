@@ -189,9 +189,10 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     const before = await chain.balanceOf(chain.recipient.address);
     const again = await post(kasir, body, { authorization: credential });
     expect(again.status).toBe(402);
+    // One vocabulary across rails: a replay is `payment_replayed` here as on x402.
     expect(await again.json()).toMatchObject({
       type: 'https://paymentauth.org/problems/verification-failed',
-      error: { code: 'payment_invalid' },
+      error: { code: 'payment_replayed' },
     });
     expect(Challenge.fromHeadersList(again.headers).some((c) => c.method === 'tempo')).toBe(true);
     expect(await chain.balanceOf(chain.recipient.address)).toBe(before);

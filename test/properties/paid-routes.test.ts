@@ -1,7 +1,8 @@
 // Every paid route under arbitrary input (fast-check): arbitrary bodies and headers, and byte mutations of valid
 // requests, never get a 5xx or hang, and charge nothing unless answered 200; a 200 charges exactly its quote.
 // Valid requests pay with a funded key, with x402 on a local EVM chain (wallet routes), or with an MPP Tempo charge
-// on a local Tempo chain (the real mppx client).
+// on a local Tempo chain (the real mppx client). Then the same routes, with fewer runs, on the default install (no
+// wallet rail) and on one rail at a time, paid with a funded key.
 
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
@@ -17,7 +18,7 @@ import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS } from '../support/app.js';
 import { evmPayer } from '../support/evm-payer.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { PAID_ROUTES, type PaidRouteCase } from '../support/paid-routes.js';
+import { PAID_ROUTES, type PaidRouteCase, RAIL_CONFIGS, walletRouteOff } from '../support/paid-routes.js';
 import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 
 const FUNDS = 1_000_000_000;
@@ -255,6 +256,123 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     expect(await erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address)).toBe(
       walletFunds - BigInt(walletCharged),
     );
+    expect(charged).toBeGreaterThan(0);
+    expect(await kasir.balance(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
+    expect(await kasir.ledger(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
+  });
+});
+
+/**
+ * The same routes on the default install (no wallet rail) and on one rail at a time, with fewer runs: no 5xx, a
+ * refusal charges nothing, an unpaid valid call is a 402 (a 503 on a wallet route whose rail is off), and a funded
+ * key pays every route — the wallet routes included — charged exactly its quote.
+ */
+describe.each(RAIL_CONFIGS)('paid routes under arbitrary input with %s', (config) => {
+  let kasir: PaidKasir;
+  let server: RunningServer;
+  let key: string;
+  let accountId: string;
+  let charged = 0;
+  let toolFakes: ToolFakes;
+  let chain: { stop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    toolFakes = await startToolFakes();
+    let env: Record<string, string> = {};
+    if (config === 'x402 only') {
+      const evm = await startEvmDevnet();
+      chain = evm;
+      env = kasirEnv(evm);
+    } else if (config === 'mpp only') {
+      const tempoChain = await startTempoDevnet();
+      chain = tempoChain;
+      env = mppEnv(tempoChain);
+    }
+    kasir = await startPaidKasir('sqlite', { ...env, ...toolFakes.env });
+    server = await startServer(kasir.app, '127.0.0.1', 0);
+    ({ key, accountId } = await kasir.fundedKey(FUNDS));
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop(1000);
+    await kasir?.stop();
+    await chain?.stop();
+    await toolFakes?.close();
+  });
+
+  async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
+    // Sent from a browser agent's origin: every answer, paid or refused, must be readable by it (CORS).
+    const sent: Record<string, string> = { origin: 'https://agent.example' };
+    for (const [name, value] of Object.entries(headers)) sent[name] = value.replaceAll(KEY, key);
+    const res = await request(`${server.url}${path}`, {
+      method: 'POST',
+      body,
+      headers: sent,
+      headersTimeout: ANSWER_WITHIN_MS,
+      bodyTimeout: ANSWER_WITHIN_MS,
+    });
+    return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  }
+
+  /** As above; a wallet route whose rail is off may also answer its 503 `not_configured` (never any other 5xx). */
+  function checkAnswer(answer: Answer, quoteOf: () => number, off: boolean): void {
+    const railOff = off && answer.status === 503 && answer.text.includes('"not_configured"');
+    if (!railOff) expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
+    expect(answer.headers['access-control-allow-origin']).toBe('*');
+    const chargedHeader = answer.headers['x-service-charged-micro-usd'];
+    if (answer.status !== 200) {
+      if (chargedHeader !== undefined) expect(chargedHeader).toBe('0');
+      return;
+    }
+    const quote = quoteOf();
+    expect(statedCost(answer)).toBe(quote);
+    expect(chargedHeader).toBe(String(quote));
+    if (answer.headers['idempotent-replayed'] !== 'true') charged += quote;
+  }
+
+  // The route list has two /v1/chat/completions cases (key and MPP): here a key pays both, so one is enough.
+  const routes = PAID_ROUTES.filter((r, i) => PAID_ROUTES.findIndex((o) => o.path === r.path) === i);
+  for (const route of routes) {
+    const quoteOf = (read: () => unknown) => () =>
+      kasir.quote((route.quoted ?? ((b) => b))(read() as Record<string, unknown>));
+    const off = walletRouteOff(config, route.path);
+
+    it(`${route.path}: unpaid is ${off ? '503' : '402'}; a funded key is answered 200 and charged the quote`, async () => {
+      await fc.assert(
+        fc.asyncProperty(route.valid, async (body) => {
+          const json = JSON.stringify(body);
+          const unpaid = await send(route.path, json, { 'content-type': 'application/json' });
+          expect(unpaid.status, unpaid.text.slice(0, 300)).toBe(off ? 503 : 402);
+          expect(unpaid.headers['www-authenticate'] !== undefined).toBe(!off);
+          const answer = await send(route.path, json, {
+            'content-type': 'application/json',
+            authorization: `Bearer ${KEY}`,
+          });
+          expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+          checkAnswer(
+            answer,
+            quoteOf(() => body),
+            off,
+          );
+        }),
+        { numRuns: 3 },
+      );
+    });
+
+    it(`${route.path}: arbitrary bodies and headers never get a 5xx, and charge nothing unless answered 200`, async () => {
+      await fc.assert(
+        fc.asyncProperty(anyBody, headersArb, async (body, headers) => {
+          checkAnswer(
+            await send(route.path, body, headers),
+            quoteOf(() => JSON.parse(String(body))),
+            off,
+          );
+        }),
+        { numRuns: 25 },
+      );
+    });
+  }
+
+  it('leaves the account holding exactly its funds less what the 200 answers charged', async () => {
     expect(charged).toBeGreaterThan(0);
     expect(await kasir.balance(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });
     expect(await kasir.ledger(accountId)).toEqual({ balance: FUNDS - charged, held: 0 });

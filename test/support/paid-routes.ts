@@ -4,6 +4,17 @@
  */
 import fc from 'fast-check';
 
+/**
+ * The installs every route is also fuzzed on (besides the one with every rail): the default install (no wallet
+ * rail) and one rail at a time. A wallet route whose rail is off answers an unpaid call 503, and a key pays it.
+ */
+export const RAIL_CONFIGS = ['no wallet rail', 'x402 only', 'mpp only'] as const;
+export type RailConfig = (typeof RAIL_CONFIGS)[number];
+
+/** True when `path` is a wallet route (/x402/*, /a402/*, /b402/*) the config's x402 rail does not pay. */
+export const walletRouteOff = (config: RailConfig, path: string): boolean =>
+  /^\/(x402|a402|b402)\//.test(path) && !(config === 'x402 only' && path.startsWith('/x402/'));
+
 export interface PaidRouteCase {
   /** The path requests are sent to. */
   path: string;

@@ -128,7 +128,8 @@ export function describeWalletRail<F extends WalletFixture>(
         error: { code: string; details: { rails: Array<{ rail: string }> } };
       };
       expect(json.error.code).toBe('payment_required');
-      expect(json.error.details.rails.map((r) => r.rail)).toEqual(['x402']);
+      // A prepaid key pays any paid route, the wallet routes included: the 402 lists it beside the chain.
+      expect(json.error.details.rails.map((r) => r.rail)).toEqual(['prepaid', 'x402']);
     });
 
     it('refuses bad input with a 400 before any challenge', async () => {

@@ -83,6 +83,11 @@ function codeOf(err: Errors.PaymentError): ErrorCode {
     return 'payment_insufficient';
   }
   if (err instanceof Errors.PaymentMethodUnsupportedError) return 'payment_method_unsupported';
+  // A payment spent before (mppx: "Transaction hash has already been used", "Proof credential has already been
+  // used") is a replay, named as x402 names it.
+  if (err instanceof Errors.VerificationFailedError && /has already been used/i.test(err.message)) {
+    return 'payment_replayed';
+  }
   return 'payment_invalid';
 }
 

@@ -234,6 +234,10 @@ export function createX402Rail(deps: X402RailDeps): Rail {
     id: 'x402',
     title: 'x402: USDC and other stablecoins from a wallet, per call',
     priceClass: 'wallet',
+    serves(path) {
+      const family = familyOf(path);
+      return family === null || chains.some((c) => c.config.family === family);
+    },
     carries: (req) => req.header(PAYMENT_SIGNATURE) !== undefined,
 
     // The payload is only read here; a bad one is refused by authorize(), whose refusal carries a fresh challenge.
