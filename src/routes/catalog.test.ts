@@ -78,6 +78,13 @@ describe('GET /v1/models', () => {
       'b.image_base64',
     ]);
   });
+
+  it('speaks of kasir’s own prices in its notes, never of a document the caller has not seen', async () => {
+    const { body } = await get('/v1/models');
+    const tools = body.tools as Array<{ id: string; description?: string; walletPriceNote?: string }>;
+    expect(tools.filter((t) => t.walletPriceNote).length).toBeGreaterThan(0);
+    expect(JSON.stringify(body)).not.toMatch(/\bspec\b/i);
+  });
 });
 
 describe('GET /v1/schema', () => {
