@@ -13,6 +13,7 @@ for (const name of [
   'channels',
   'tools',
   'face',
+  'face-verify',
 ]) {
   console.log(`\n=== bench/${name}.mjs`);
   const r = spawnSync(process.execPath, [path.join(root, 'bench', `${name}.mjs`)], {

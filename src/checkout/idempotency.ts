@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import { nowIso } from '../ledger/ids.js';
+import { BALANCE_HEADER, CHARGED_HEADER } from '../rails/prepaid.js';
 import type { Db } from '../store/db.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -95,6 +96,28 @@ export async function beginIdempotent(
       headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
       body: existing.response_body,
     },
+  };
+}
+
+/** The header that marks a replayed answer (the older `idempotent-replayed` is sent too). */
+export const REPLAY_HEADER = 'x-service-idempotent-replay';
+
+/**
+ * The headers of a replay: the stored ones, except that this answer charged nothing (the original charge is in
+ * the replayed body's `costMicroUsd` and receipt) and the balance stored then is no longer the balance now
+ * (`current` is what the rail states now, e.g. the prepaid balance).
+ */
+export function replayHeaders(
+  stored: Record<string, string>,
+  current: Record<string, string> | null,
+): Record<string, string> {
+  const { [CHARGED_HEADER]: _charged, [BALANCE_HEADER]: _balance, ...kept } = stored;
+  return {
+    ...kept,
+    ...current,
+    [CHARGED_HEADER]: '0',
+    [REPLAY_HEADER]: 'true',
+    'idempotent-replayed': 'true',
   };
 }
 

@@ -28,7 +28,7 @@ import {
   beginIdempotent,
   completeIdempotent,
   readIdempotencyKey,
-  type StoredResponse,
+  replayHeaders,
 } from './idempotency.js';
 import { type JobRunner, wantsAsync } from './jobs.js';
 import { assertWithinMaxPrice, parseMaxPrice } from './max-price.js';
@@ -189,7 +189,14 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
       key: idempotencyKey,
       body: sale.rawBody,
     });
-    if (start.kind === 'replay') return replayStored(x, start.response);
+    if (start.kind === 'replay') {
+      const now = await rail.unpaidHeaders?.(req, {}).catch(() => null);
+      return x.send(
+        start.response.status,
+        start.response.body,
+        replayHeaders(start.response.headers, now ?? null),
+      );
+    }
     recordKey = start.recordKey;
   }
 
@@ -228,10 +235,6 @@ function meteredPrice(
   const price = deps.catalog.outputPrice(sale.offer.entry, input);
   if (!price) return undefined;
   return Object.assign((tokens: number) => Math.min(quote.costMicroUsd, price(tokens)), { settings });
-}
-
-function replayStored(x: Exchange, stored: StoredResponse): Response {
-  return x.send(stored.status, stored.body, { ...stored.headers, 'idempotent-replayed': 'true' });
 }
 
 /** One authorized call: runs the offer, settles exactly once, and answers. */

@@ -9,8 +9,8 @@ export interface Region {
   kode: string;
   nama: string;
   level: RegionLevel;
-  /** The parent provinsi code; null for a provinsi. */
-  induk: string | null;
+  /** The code of the provinsi the region belongs to: its parent's, and a provinsi's own. */
+  induk: string;
   ibukota: string;
   lat: number;
   lng: number;
@@ -49,12 +49,15 @@ function readJson<T>(name: string): T {
 
 function load(): Loaded {
   if (loaded) return loaded;
-  const regions = readJson<Region[]>('wilayah.json');
+  // The bundled data leaves a provinsi's parent empty; the interface gives every region the provinsi it is in.
+  const regions = readJson<Array<Omit<Region, 'induk'> & { induk: string | null }>>('wilayah.json').map(
+    (r): Region => ({ ...r, induk: r.induk ?? r.kode }),
+  );
   const kecamatan = readJson<Kecamatan[]>('kecamatan.json');
   const byKode = new Map(regions.map((r) => [r.kode, r]));
   const provinces = regions.filter((r) => r.level === 'provinsi');
   const childrenByProvince = new Map<string, Region[]>(provinces.map((p) => [p.kode, []]));
-  for (const r of regions) if (r.induk) childrenByProvince.get(r.induk)?.push(r);
+  for (const r of regions) if (r.level !== 'provinsi') childrenByProvince.get(r.induk)?.push(r);
   loaded = {
     regions,
     byKode,

@@ -78,6 +78,13 @@ describe('GET /v1/models', () => {
       'b.image_base64',
     ]);
   });
+
+  it('speaks of kasir’s own prices in its notes, never of a document the caller has not seen', async () => {
+    const { body } = await get('/v1/models');
+    const tools = body.tools as Array<{ id: string; description?: string; walletPriceNote?: string }>;
+    expect(tools.filter((t) => t.walletPriceNote).length).toBeGreaterThan(0);
+    expect(JSON.stringify(body)).not.toMatch(/\bspec\b/i);
+  });
 });
 
 describe('GET /v1/schema', () => {
@@ -134,13 +141,41 @@ describe('GET and POST /v1/price', () => {
       unit: 'video',
       units: 1,
     });
-    // tools quote both rails
+    // tools asked without a key quote both rails, labelled
     expect((await get('/v1/price?model=tools/embed')).body).toEqual({
       model: 'tools/embed',
       costMicroUsd: 500,
       unit: 'call',
       units: 1,
+      rail: 'wallet',
       prepaidCostMicroUsd: 1000,
+      walletCostMicroUsd: 500,
+    });
+  });
+
+  it('quotes a caller with a prepaid key the prepaid price it will be charged, on GET and POST', async () => {
+    const auth = { authorization: 'Bearer sk_test_any' };
+    const got = await kasir.app.request('/v1/price?model=tools/embed', { headers: auth });
+    expect(await got.json()).toEqual({
+      model: 'tools/embed',
+      costMicroUsd: 1000,
+      unit: 'call',
+      units: 1,
+      rail: 'prepaid',
+    });
+    const posted = await kasir.app.request('/v1/price', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tools/embed', text: 'halo' }),
+    });
+    expect(await posted.json()).toMatchObject({ costMicroUsd: 1000, rail: 'prepaid' });
+    // a model costs the same on every rail: the key changes nothing
+    const model = await kasir.app.request('/v1/price?model=kwaivgi/kling-v2.5-turbo-pro', { headers: auth });
+    expect(await model.json()).toEqual({
+      model: 'kwaivgi/kling-v2.5-turbo-pro',
+      costMicroUsd: 420_000,
+      unit: 'video',
+      units: 1,
     });
   });
 

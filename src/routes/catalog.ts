@@ -11,6 +11,7 @@ import type { AppEnv } from '../http/env.js';
 import { invalidInput } from '../http/errors.js';
 import { exchangeOf } from '../http/exchange.js';
 import { pickErrors } from '../http/openapi.js';
+import { bearerToken } from '../rails/prepaid.js';
 
 export interface CatalogRouteDeps {
   catalog: Catalog;
@@ -99,11 +100,24 @@ const QuoteSchema = z
     costMicroUsd: z.number().int().openapi({ example: 3200000 }),
     unit: z.string().openapi({ example: 'second' }),
     units: z.number().openapi({ example: 8 }),
+    rail: z
+      .enum(['prepaid', 'wallet'])
+      .optional()
+      .openapi({
+        description:
+          'Tools and recipes, whose price depends on the rail: the rail `costMicroUsd` is the price on (prepaid ' +
+          'when the request carries `Authorization: Bearer <key>`, else wallet)',
+      }),
     prepaidCostMicroUsd: z
       .number()
       .int()
       .optional()
-      .openapi({ description: 'Tools and recipes: the price on the prepaid-key rail' }),
+      .openapi({ description: 'Tools and recipes, asked without a key: the price on the prepaid-key rail' }),
+    walletCostMicroUsd: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Tools and recipes, asked without a key: the price on the wallet rails' }),
   })
   .openapi('PriceQuote');
 
@@ -177,7 +191,10 @@ const priceDescription =
   'charges. With `model` alone it quotes the default request; inputs that do not change the price (such as the ' +
   'prompt) are not needed. Inputs that are given are validated exactly as the paid route validates them (400 with ' +
   'one error per field). Dynamic prices quote the ceiling: e.g. chat bills estimated input tokens plus max_tokens ' +
-  '(default 1024). Every call costs at least $0.0001; an input that would cost more than $60 is refused as invalid.';
+  '(default 1024). Every call costs at least $0.0001; an input that would cost more than $60 is refused as invalid. ' +
+  'Tools and recipes are priced per rail: a request carrying `Authorization: Bearer <key>` is quoted the ' +
+  'prepaid price (the key is not checked here); one without a key is quoted the wallet price, with both prices ' +
+  'labelled (`prepaidCostMicroUsd`, `walletCostMicroUsd`).';
 
 const priceGetRoute = createRoute({
   method: 'get',
@@ -313,15 +330,26 @@ async function quoteResponse(
   given: Record<string, unknown>,
   fromQuery: boolean,
   bodyBytes: number,
-) {
+  withKey: boolean,
+): Promise<z.infer<typeof QuoteSchema>> {
   const checked = await catalog.validateForQuote(entry, given, fromQuery, bodyBytes);
   if (!checked.ok) throw invalidInput(checked.errors);
   const wallet = catalog.quote(entry, checked.value, 'wallet');
-  const body: z.infer<typeof QuoteSchema> = { model: entry.id, ...wallet };
-  if (entry.kind !== 'model')
-    body.prepaidCostMicroUsd = catalog.quote(entry, checked.value, 'prepaid').costMicroUsd;
-  return body;
+  // A model costs the same on every rail; a tool or recipe is quoted at what this caller will be charged.
+  if (entry.kind === 'model') return { model: entry.id, ...wallet };
+  const prepaid = catalog.quote(entry, checked.value, 'prepaid');
+  if (withKey) return { model: entry.id, ...prepaid, rail: 'prepaid' };
+  return {
+    model: entry.id,
+    ...wallet,
+    rail: 'wallet',
+    prepaidCostMicroUsd: prepaid.costMicroUsd,
+    walletCostMicroUsd: wallet.costMicroUsd,
+  };
 }
+
+/** Whether the request carries a prepaid key (it will be charged the prepaid price). */
+const carriesKey = (c: Context<AppEnv>) => bearerToken(c.req.header('authorization')) !== null;
 
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return CONSULT_DEFAULT_LIMIT;
@@ -366,14 +394,14 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
   app.get('/v1/price', async (c) => {
     const query = queryParams(c);
     const entry = resolveEntry(catalog, query.model);
-    return c.json(await quoteResponse(catalog, entry, query, true, c.req.url.length));
+    return c.json(await quoteResponse(catalog, entry, query, true, c.req.url.length, carriesKey(c)));
   });
 
   app.post('/v1/price', async (c) => {
     const raw = await exchangeOf(c).readBody(BODY_LIMITS.price);
     const body = parseJsonBody(raw);
     const entry = resolveEntry(catalog, body.model);
-    return c.json(await quoteResponse(catalog, entry, body, false, raw.length));
+    return c.json(await quoteResponse(catalog, entry, body, false, raw.length, carriesKey(c)));
   });
 
   app.get('/v1/consult', (c) => {

@@ -40,7 +40,12 @@ interface PrayerBody {
   days?: Array<{ date: string; times: DayTimes }>;
 }
 
-type QrisBody = QrisInfo & { note: string; with_amount?: QrisInfo & { payload: string } };
+type QrisBody = QrisInfo & {
+  note: string;
+  payload?: string;
+  source?: QrisInfo;
+  with_amount?: QrisInfo & { payload: string };
+};
 
 interface TerbilangBody {
   number: number;
@@ -81,7 +86,7 @@ describe('GET /v1/tools/wilayah', () => {
       kode: '11',
       nama: 'Aceh',
       level: 'provinsi',
-      induk: null,
+      induk: '11',
       ibukota: 'Banda Aceh',
       lat: expect.any(Number),
       lng: expect.any(Number),
@@ -381,6 +386,19 @@ describe('GET /v1/tools/qris', () => {
       merchant_name: 'KEDAI KOPI',
     });
     expect(info.with_amount?.payload).toContain('540525000');
+  });
+
+  it('with an amount, the top-level fields describe the dynamic code with its amount, and source the one sent', async () => {
+    const { body: info } = await get<QrisBody>(path, { payload, amount: '25000' });
+    expect(info).toMatchObject({
+      valid_crc: true,
+      type: 'dynamic',
+      amount: '25000',
+      merchant_name: 'KEDAI KOPI',
+    });
+    expect(info.payload).toBe(info.with_amount?.payload);
+    expect(info.payload).toContain('010212');
+    expect(info.source).toMatchObject({ type: 'static', amount: null, valid_crc: true });
   });
 
   it('refuses an amount on a payload whose CRC is wrong, and garbage with the offset', async () => {

@@ -49,7 +49,9 @@ const RegionSchema = z
     kode: z.string().openapi({ example: '32.73' }),
     nama: z.string().openapi({ example: 'Kota Bandung' }),
     level: z.enum(['provinsi', 'kabupaten_kota']),
-    induk: z.string().nullable().openapi({ description: 'Parent provinsi code; null for a provinsi' }),
+    induk: z
+      .string()
+      .openapi({ description: 'Parent provinsi code; for a provinsi, its own code', example: '32' }),
     ibukota: z.string(),
     lat: z.number().openapi({ description: 'Centroid of the area' }),
     lng: z.number(),
@@ -619,9 +621,15 @@ const QrisInfoSchema = z.object({
 
 const QrisSchema = QrisInfoSchema.extend({
   note: z.string(),
+  payload: z.string().optional().openapi({
+    description: 'With `amount`: the new (dynamic) payload, which the top-level fields describe',
+  }),
+  source: QrisInfoSchema.optional().openapi({
+    description: 'With `amount`: the parse of the payload as sent',
+  }),
   with_amount: QrisInfoSchema.extend({ payload: z.string() })
     .optional()
-    .openapi({ description: 'With `amount`: the new payload and its parse' }),
+    .openapi({ description: 'With `amount`: the new payload and its parse (the same as the top level)' }),
 }).openapi('QrisResult');
 
 const qrisRoute = createRoute({
@@ -632,7 +640,8 @@ const qrisRoute = createRoute({
   description:
     'Parses the EMVCo merchant-presented payload (TLV with nested templates) and verifies its CRC-16/CCITT-FALSE. ' +
     'With `amount`, refused when the source CRC is wrong; otherwise sets tag 54 and point of initiation 12, keeps ' +
-    'every other data object byte for byte, recomputes the CRC and returns the new payload, re-parsed. When ' +
+    'every other data object byte for byte, recomputes the CRC and returns the new payload, re-parsed: the ' +
+    'top-level fields (type dynamic, amount) then describe the new payload, and `source` the one sent. When ' +
     '`valid_crc` is false nothing else is to be trusted. It does not create merchant codes. A payload that is ' +
     'not TLV is a 400 naming the character where reading stopped. No key, no charge.',
   request: {
@@ -677,7 +686,9 @@ function mountQris(app: OpenAPIHono<AppEnv>): void {
       ]);
     }
     const next = setQrisAmount(payload, amount);
-    return c.json({ ...info, note: QRIS_NOTE, with_amount: { payload: next, ...parseQris(next) } }, 200);
+    // The answer describes the code the caller asked for (dynamic, with its amount); the code sent is `source`.
+    const result = { payload: next, ...parseQris(next) };
+    return c.json({ ...result, note: QRIS_NOTE, source: info, with_amount: result }, 200);
   });
 }
 

@@ -58,7 +58,8 @@ describe.each(DB_TARGETS)('tools/address-id on %s', (db) => {
         kode_pos: '40132',
       },
       wilayah: { kode: '32.73', kabupaten_kota: 'Kota Bandung', provinsi: 'Jawa Barat' },
-      verified: {
+      verified: { kabupaten_kota: null, provinsi: null },
+      checks: {
         kabupaten_kota: { model: 'Bandung', official: 'Kota Bandung', agrees: true },
         provinsi: { model: 'Jawa Barat', official: 'Jawa Barat', agrees: true },
       },
@@ -79,12 +80,20 @@ describe.each(DB_TARGETS)('tools/address-id on %s', (db) => {
       kabupaten_kota: 'Kota Surakarta',
       provinsi: 'Jawa Tengah',
     });
-    expect(body.verified).toEqual({
+    expect(body.verified).toEqual({ kabupaten_kota: null, provinsi: 'Jawa Tengah' });
+    expect(body.checks).toEqual({
       kabupaten_kota: { model: 'Solo', official: 'Kota Surakarta', agrees: true },
       provinsi: { model: 'Jawa Timur', official: 'Jawa Tengah', agrees: false },
     });
     expect(body.notes).toContain('Kota Surakarta lies in Jawa Tengah, not in Jawa Timur as written');
     expect(body.confidence).toBeLessThan(0.5);
+  });
+
+  it('puts in verified only the corrected names: a misspelt kabupaten/kota, and nothing the model left out', async () => {
+    upstream().setScript({ text: parts({ kabupaten_kota: 'Kota Surabay', provinsi: null }) });
+    const { body } = await kit.paid('address-id', { address: 'Jl. Tunjungan 1, Surabay' });
+    expect(body.wilayah).toMatchObject({ kode: '35.78', provinsi: 'Jawa Timur' });
+    expect(body.verified).toEqual({ kabupaten_kota: 'Kota Surabaya', provinsi: null });
   });
 
   it('picks the kabupaten/kota that holds the kecamatan, and infers it from the kecamatan alone', async () => {

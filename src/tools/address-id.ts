@@ -61,6 +61,7 @@ export const addressId: ToolFactory = (deps) => {
         parsed: resolved.parsed,
         wilayah: resolved.wilayah,
         verified: resolved.verified,
+        checks: resolved.checks,
         confidence: resolved.confidence,
         notes: resolved.notes,
         model: model.entry.id,

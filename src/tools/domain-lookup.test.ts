@@ -135,3 +135,38 @@ describe.each(DB_TARGETS)('tools/domain-lookup on %s', (db) => {
     ).toMatch(/^records/);
   });
 });
+
+describe('tools/domain-lookup when the RDAP bootstrap file is gone', () => {
+  let rdap: FakeRdap;
+  let dns: FakeDns;
+  let kit: ToolKit;
+  beforeAll(async () => {
+    rdap = await startFakeRdap();
+    dns = await startFakeDns(ZONE);
+    // The operator's RDAP_BOOTSTRAP_URL names a file the server does not have (404).
+    kit = await startToolKit('sqlite', {
+      RDAP_BOOTSTRAP_URL: `${rdap.url}/moved.json`,
+      DNS_SERVERS: dns.server,
+    });
+  });
+  afterAll(async () => {
+    await kit.stop();
+    await rdap.close();
+    await dns.close();
+  });
+
+  it('answers 503 unavailable naming the bootstrap file, never a 400 blaming the input; nothing charged', async () => {
+    dns.fail(true);
+    try {
+      const refused = await kit.refused('domain-lookup', { domain: 'example.com' }, 503);
+      expect(refused.error.code).toBe('unavailable');
+      expect(refused.error.message).toContain('RDAP bootstrap file');
+      expect(refused.error.message).toContain("service's side");
+    } finally {
+      dns.fail(false);
+    }
+    // With DNS up the registration section is the one degraded, and the rest is answered.
+    const { body } = await kit.paid('domain-lookup', { domain: 'example.com', records: ['A'] });
+    expect(body).toMatchObject({ registration: null, degraded: ['registration'] });
+  });
+});

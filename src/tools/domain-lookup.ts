@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { parse } from 'tldts';
-import { invalidInput } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
 import { UpstreamError } from '../providers/types.js';
 import type { ToolFactory } from './types.js';
 import { dnsClient, RECORD_TYPES, type RecordType, type RecordValue } from './upstreams/dns.js';
@@ -73,7 +73,7 @@ export const domainLookup: ToolFactory = (deps) => {
       const failed = [registration, records, email].filter((s) => s.status === 'rejected');
       if (failed.length === 3) {
         const why = (registration as PromiseRejectedResult).reason;
-        throw why instanceof UpstreamError
+        throw why instanceof UpstreamError || why instanceof ApiError
           ? why
           : new UpstreamError('upstream', `RDAP and DNS both failed for ${host}`, { beforeFirstByte: true });
       }

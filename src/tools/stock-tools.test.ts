@@ -131,3 +131,30 @@ describe.each(DB_TARGETS)('the stock tools without SEC_USER_AGENT, on %s', (db) 
     );
   });
 });
+
+describe('the stock tools when SEC EDGAR no longer has the ticker list', () => {
+  let sec: FakeJsonUpstream;
+  let kit: ToolKit;
+  beforeAll(async () => {
+    sec = await startFakeSecEdgar();
+    // The ticker list is looked for where the server has no file: S3's 404 NoSuchKey, as www.sec.gov answers.
+    kit = await startToolKit('sqlite', {
+      SEC_USER_AGENT: 'Kasir Test ops@example.com',
+      SEC_DATA_BASE_URL: sec.url,
+      SEC_WWW_BASE_URL: `${sec.url}/moved`,
+    });
+  });
+  afterAll(async () => {
+    await kit.stop();
+    await sec.close();
+  });
+
+  it('answers 503 unavailable naming the ticker list, never a 400 blaming the ticker; nothing charged', async () => {
+    for (const tool of ['stock-filings', 'stock-fundamentals']) {
+      const refused = await kit.refused(tool, { ticker: 'AAPL' }, 503);
+      expect(refused.error.code, tool).toBe('unavailable');
+      expect(refused.error.message, tool).toContain('ticker list');
+      expect(refused.error.param, tool).toBeUndefined();
+    }
+  });
+});

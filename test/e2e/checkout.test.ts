@@ -229,11 +229,17 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     const headers = { ...bearer(key), 'idempotency-key': 'order-42' };
     const first = await post(body, headers);
     const firstBody = await first.text();
+    expect(first.headers.get('x-service-charged-micro-usd')).toBe(String(quote));
     const again = await post(body, headers);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstBody);
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000 - quote, held: 0 });
+    // the replay says it charged nothing, marks itself, and states the balance as it is now
+    expect(again.headers.get('x-service-charged-micro-usd')).toBe('0');
+    expect(again.headers.get('x-service-idempotent-replay')).toBe('true');
+    expect(again.headers.get('x-service-balance-micro-usd')).toBe(String(1_000_000 - quote));
+    expect(first.headers.get('x-service-idempotent-replay')).toBeNull();
     const other = await post(chatBody(MODEL, 'something else'), headers);
     expect(other.status).toBe(409);
     expect(await other.json()).toMatchObject({ error: { code: 'idempotency_conflict' } });

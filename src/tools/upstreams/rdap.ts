@@ -7,6 +7,7 @@ import { CallAbort, type CallSignal } from '../../providers/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
+import { referenceFileFailure } from './reference-file.js';
 
 /** IANA updates the bootstrap file when a registry moves, rarely. */
 const BOOTSTRAP_TTL_MS = 24 * 60 * 60 * 1000;
@@ -70,19 +71,24 @@ export function rdapClient(deps: ToolDeps) {
   // Shared by the calls waiting on it, so not cut short by one of them hanging up (the tool timeout still holds).
   const serverMap = () => {
     if (!bootstrap || Date.now() - bootstrap.at > BOOTSTRAP_TTL_MS) {
-      const map = iana.get<{ services?: unknown }>('', undefined, new CallAbort()).then((file) => {
-        if (!Array.isArray(file?.services)) {
-          throw new UpstreamError('upstream', 'the iana rdap bootstrap file has no services', {
-            beforeFirstByte: true,
-          });
-        }
-        const out = new Map<string, string>();
-        for (const [tlds, urls] of file.services as Array<[string[], string[]]>) {
-          const url = urls.find((u) => u.startsWith('https://')) ?? urls[0];
-          if (url) for (const tld of tlds) out.set(tld.toLowerCase(), url.endsWith('/') ? url : `${url}/`);
-        }
-        return out;
-      });
+      const map = iana
+        .get<{ services?: unknown }>('', undefined, new CallAbort())
+        .then((file) => {
+          if (!Array.isArray(file?.services)) {
+            throw new UpstreamError('upstream', 'the iana rdap bootstrap file has no services', {
+              beforeFirstByte: true,
+            });
+          }
+          const out = new Map<string, string>();
+          for (const [tlds, urls] of file.services as Array<[string[], string[]]>) {
+            const url = urls.find((u) => u.startsWith('https://')) ?? urls[0];
+            if (url) for (const tld of tlds) out.set(tld.toLowerCase(), url.endsWith('/') ? url : `${url}/`);
+          }
+          return out;
+        })
+        .catch((err: unknown) => {
+          throw referenceFileFailure('the RDAP bootstrap file (RDAP_BOOTSTRAP_URL)', err);
+        });
       bootstrap = { at: Date.now(), map };
       map.catch(() => {
         if (bootstrap?.map === map) bootstrap = undefined;

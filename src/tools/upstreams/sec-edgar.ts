@@ -9,6 +9,7 @@ import { CallAbort, type CallSignal } from '../../providers/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
+import { referenceFileFailure } from './reference-file.js';
 
 /** The ticker map changes a few times a day at most. */
 const TICKER_MAP_TTL_MS = 6 * 60 * 60 * 1000;
@@ -88,6 +89,9 @@ function edgarClient(deps: ToolDeps, userAgent: string) {
             }
           }
           return out;
+        })
+        .catch((err: unknown) => {
+          throw referenceFileFailure("SEC EDGAR's ticker list (company_tickers.json)", err);
         });
       tickers = { at: Date.now(), map };
       // A failed fetch is not kept: the next call tries again.

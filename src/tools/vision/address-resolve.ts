@@ -30,7 +30,10 @@ export interface ResolvedAddress {
   /** The parts, with kabupaten_kota and provinsi replaced by the official names (null when unresolved). */
   parsed: AddressParts;
   wilayah: { kode: string; kabupaten_kota: string | null; provinsi: string; lat: number; lng: number } | null;
-  verified: { kabupaten_kota: VerifiedPart; provinsi: VerifiedPart };
+  /** The official name of each part the model read differently (a wrong region or a misspelling); else null. */
+  verified: { kabupaten_kota: string | null; provinsi: string | null };
+  /** For each part: what the model read, the official name, and whether they agree. */
+  checks: { kabupaten_kota: VerifiedPart; provinsi: VerifiedPart };
   confidence: number;
   notes: string[];
 }
@@ -129,6 +132,10 @@ export function resolveAddress(parts: AddressParts): ResolvedAddress {
 
   const where = kab ?? officialProvince;
   const kabupatenAgrees = parts.kabupaten_kota === null ? null : kab !== undefined && best?.weight === 1;
+  // A province name that only matched as a typo was corrected too, though it names the right province.
+  const provinceSpelled = province !== undefined && MATCH_WEIGHT[province.match] === 1;
+  const provinceCorrected =
+    parts.provinsi !== null && officialProvince !== undefined && !(provinceAgrees && provinceSpelled);
   return {
     parsed: { ...parts, kabupaten_kota: kab?.nama ?? null, provinsi: officialProvince?.nama ?? null },
     wilayah:
@@ -142,6 +149,10 @@ export function resolveAddress(parts: AddressParts): ResolvedAddress {
           }
         : null,
     verified: {
+      kabupaten_kota: kabupatenAgrees === false && kab ? kab.nama : null,
+      provinsi: provinceCorrected ? officialProvince.nama : null,
+    },
+    checks: {
       kabupaten_kota: { model: parts.kabupaten_kota, official: kab?.nama ?? null, agrees: kabupatenAgrees },
       provinsi: { model: parts.provinsi, official: officialProvince?.nama ?? null, agrees: provinceAgrees },
     },
