@@ -100,6 +100,12 @@ export interface FakeUpstream {
 export interface FakeUpstreamOptions {
   /** When set, requests must carry this key the provider's way, or get the provider's real 401/400. */
   apiKey?: string;
+  /**
+   * OpenAI-compatible fake only: speak xAI's dialect. Usage counts reasoning apart from `completion_tokens`
+   * (`total = prompt + completion + reasoning`), and reasoning models refuse `stop`, `presence_penalty`,
+   * `frequency_penalty` and (all but grok-3-mini) `reasoning_effort` with a 400, as xAI documents.
+   */
+  dialect?: 'xai';
   /** The first scripts (as `setScript`); default one plain answer. */
   script?: FakeChatScript | FakeChatScript[];
 }
@@ -192,6 +198,8 @@ export function earlyFailure(
 ): boolean {
   const failure = script.failure;
   if (failure?.kind === 'status') {
+    // Rate limits come with the delay to wait, as every provider's 429 does.
+    if (failure.status === 429) res.setHeader('retry-after', '1');
     sendJson(res, failure.status, errorBody(failure.status, failure.message), request);
     return true;
   }

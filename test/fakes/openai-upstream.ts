@@ -95,17 +95,43 @@ export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<Fake
       sendJson(res, 400, openAiErrorBody(400, "'model' and 'messages' are required properties"), request);
       return;
     }
+    const refused = options.dialect === 'xai' ? xaiRefusal(body) : undefined;
+    if (refused) {
+      sendJson(res, 400, { code: 'Client specified an invalid argument', error: refused }, request);
+      return;
+    }
     if (earlyFailure(script, res, request, openAiErrorBody)) return;
-    if (body.stream === true) await streamAnswer(request, script, res);
-    else answer(request, script, res);
+    const usage = (script: FakeChatScript) =>
+      options.dialect === 'xai' ? xaiUsageBody(usageOf(script)) : usageBody(usageOf(script));
+    if (body.stream === true) await streamAnswer(request, script, res, usage);
+    else answer(request, script, res, usage);
   });
 }
 
 const CREATED = 1_767_225_600;
 
-function answer(request: RecordedRequest, script: FakeChatScript, res: ServerResponse): void {
+type UsageRender = (script: FakeChatScript) => Record<string, unknown>;
+
+/** xAI reasoning models (grok-4 family, grok-3-mini): the parameters they refuse, as xAI's reasoning guide lists. */
+function xaiRefusal(body: Record<string, unknown>): string | undefined {
+  const model = String(body.model);
+  if (!/^grok-(4|3-mini)/.test(model)) return undefined;
+  for (const field of ['stop', 'presence_penalty', 'frequency_penalty']) {
+    if (body[field] !== undefined && body[field] !== null)
+      return `Argument not supported on this model: ${field}`;
+  }
+  if (body.reasoning_effort !== undefined && !model.startsWith('grok-3-mini'))
+    return `Model ${model} does not support parameter reasoningEffort.`;
+  return undefined;
+}
+
+function answer(
+  request: RecordedRequest,
+  script: FakeChatScript,
+  res: ServerResponse,
+  renderUsage: UsageRender,
+): void {
   const body = request.body;
-  const usage = usageOf(script);
   const toolCalls = (script.toolCalls ?? []).map((call, i) => ({
     id: toolCallId('call_fake', call, i),
     type: 'function',
@@ -132,7 +158,7 @@ function answer(request: RecordedRequest, script: FakeChatScript, res: ServerRes
     })),
     system_fingerprint: 'fp_fake',
   };
-  if (script.failure?.kind !== 'no_usage') completion.usage = usageBody(usage);
+  if (script.failure?.kind !== 'no_usage') completion.usage = renderUsage(script);
   sendJson(res, 200, completion, request);
 }
 
@@ -140,6 +166,7 @@ async function streamAnswer(
   request: RecordedRequest,
   script: FakeChatScript,
   res: ServerResponse,
+  renderUsage: UsageRender,
 ): Promise<void> {
   const body = request.body;
   const includeUsage =
@@ -179,7 +206,7 @@ async function streamAnswer(
       chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }),
     );
   }
-  const usage = usageBody(usageOf(script));
+  const usage = renderUsage(script);
   if (wantsUsage && script.usageOnFinishChunk) {
     events.push(chunk({}, finishOf(script), usage));
   } else {
@@ -251,4 +278,17 @@ function imagesOf(messages: unknown): string[] {
     }
   }
   return images;
+}
+
+/** xAI's usage: `completion_tokens` is the visible answer only, reasoning counted apart and added to the total. */
+function xaiUsageBody(usage: FakeUsage): Record<string, unknown> {
+  const reasoning = usage.reasoning ?? 0;
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion - reasoning,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { text_tokens: usage.prompt, cached_tokens: usage.cacheRead ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+    num_sources_used: 0,
+  };
 }

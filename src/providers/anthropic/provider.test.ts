@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
+import { fakeThinkingSignature, startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
 import {
   expectStreamFailureAfterFirstByte,
   type FakeUpstream,
@@ -49,9 +49,66 @@ describe('toAnthropicRequest', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
       max_tokens: 1024,
       temperature: 0.2,
-      top_p: 0.9,
       stop_sequences: ['END'],
     });
+  });
+  it('keeps temperature and drops top_p when both are given (Claude refuses the pair)', () => {
+    expect(toAnthropicRequest(ask({ temperature: 0.7, top_p: 0.9 }))).toMatchObject({ temperature: 0.7 });
+    expect(toAnthropicRequest(ask({ temperature: 0.7, top_p: 0.9 }))).not.toHaveProperty('top_p');
+    expect(toAnthropicRequest(ask({ top_p: 0.9 }))).toMatchObject({ top_p: 0.9 });
+  });
+  it('puts the signed reasoning handed back in reasoning_details first in the assistant turn', () => {
+    const request = toAnthropicRequest(
+      ask({
+        reasoning_effort: 'low',
+        max_tokens: 4000,
+        messages: [
+          { role: 'user', content: 'Weather in Jakarta?' },
+          {
+            role: 'assistant',
+            content: null,
+            reasoning_details: [
+              { type: 'reasoning.text', text: 'Use the ', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.text', text: 'tool.', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.text', signature: 'sig-1', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.encrypted', data: 'opaque', format: 'anthropic-claude-v1', index: 1 },
+              { type: 'reasoning.text', text: 'other', format: 'google-gemini-v1', index: 2 },
+            ],
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_1', content: '31°C' },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    expect((request.messages as Array<{ content: unknown[] }>)[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'Use the tool.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+    ]);
+    expect(request.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+  });
+  it('turns thinking off for a tool loop whose assistant turn came back without its signed thinking', () => {
+    const request = toAnthropicRequest(
+      ask({
+        reasoning_effort: 'high',
+        max_tokens: 8000,
+        messages: [
+          { role: 'user', content: 'Weather in Jakarta?' },
+          {
+            role: 'assistant',
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_1', content: '31°C' },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    expect(request).not.toHaveProperty('thinking');
   });
 
   it('uses max_completion_tokens or max_tokens as given', () => {
@@ -271,6 +328,15 @@ describe('anthropic adapter against the fake', () => {
         content: null,
         refusal: null,
         reasoning_content: 'User wants weather.',
+        reasoning_details: [
+          {
+            type: 'reasoning.text',
+            text: 'User wants weather.',
+            signature: fakeThinkingSignature('User wants weather.'),
+            format: 'anthropic-claude-v1',
+            index: 0,
+          },
+        ],
         tool_calls: [
           {
             id: 'toolu_fake0001',
@@ -368,6 +434,100 @@ describe('anthropic adapter against the fake', () => {
     expect(read.chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('')).toBe(
       'Let me think.',
     );
+  });
+
+  it('answers temperature and top_p together (top_p dropped)', async () => {
+    const completion = await anthropic.complete(ask({ temperature: 0.5, top_p: 0.9 }), ctx());
+    expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop' });
+    expect(fake.requests[0]?.body).toMatchObject({ temperature: 0.5 });
+    expect(fake.requests[0]?.body).not.toHaveProperty('top_p');
+  });
+
+  it.each([false, true])(
+    'completes a multi-turn tool loop with thinking, handing the signed thinking back (streamed: %s)',
+    async (streamed) => {
+      const question = { role: 'user', content: 'Weather in Jakarta?' };
+      const turn = ask({ reasoning_effort: 'medium', max_tokens: 4000, tools: [weatherTool] });
+      fake.setScript(
+        {
+          text: '',
+          reasoning: 'I should call get_weather.',
+          toolCalls: [{ name: 'get_weather', arguments: { city: 'Jakarta' } }],
+        },
+        { text: 'It is 31°C in Jakarta.' },
+      );
+      let assistant: Record<string, unknown>;
+      if (streamed) {
+        const read = await readChatStream(anthropic.stream({ ...turn, messages: [question] }, ctx()));
+        const calls = read.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+        assistant = {
+          role: 'assistant',
+          content: null,
+          reasoning_details: read.chunks.flatMap(
+            (c) => ((c.choices[0]?.delta ?? {}) as { reasoning_details?: unknown[] }).reasoning_details ?? [],
+          ),
+          tool_calls: [
+            {
+              id: calls[0]?.id,
+              type: 'function',
+              function: { name: 'get_weather', arguments: calls.map((c) => c.function.arguments).join('') },
+            },
+          ],
+        };
+      } else {
+        const first = await anthropic.complete({ ...turn, messages: [question] }, ctx());
+        assistant = (first.choices[0] as { message: Record<string, unknown> }).message;
+      }
+      expect(fake.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+      const toolCallId = (assistant.tool_calls as Array<{ id: string }>)[0]?.id;
+      const second = await anthropic.complete(
+        {
+          ...turn,
+          messages: [question, assistant, { role: 'tool', tool_call_id: toolCallId, content: '31°C' }],
+        },
+        ctx(),
+      );
+      expect(second.choices[0]).toMatchObject({ message: { content: 'It is 31°C in Jakarta.' } });
+      expect(fake.requests[1]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+      expect(
+        ((fake.requests[1]?.body.messages ?? []) as Array<{ content: unknown[] }>)[1]?.content[0],
+      ).toEqual({
+        type: 'thinking',
+        thinking: 'I should call get_weather.',
+        signature: fakeThinkingSignature('I should call get_weather.'),
+      });
+    },
+  );
+
+  it('is refused by the fake, as by Anthropic, when thinking is on and the signature was altered', async () => {
+    fake.setScript({ text: 'ok' });
+    const error = await anthropic
+      .complete(
+        ask({
+          reasoning_effort: 'low',
+          max_tokens: 4000,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            {
+              role: 'assistant',
+              content: 'Hello',
+              reasoning_details: [
+                {
+                  type: 'reasoning.text',
+                  text: 'x',
+                  signature: 'forged',
+                  format: 'anthropic-claude-v1',
+                  index: 0,
+                },
+              ],
+            },
+            { role: 'user', content: 'Again' },
+          ],
+        }),
+        ctx(),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'bad_request', options: { status: 400 } });
   });
 
   it('maps a 400 to bad_request with Anthropic’s message', async () => {
