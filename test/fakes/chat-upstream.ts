@@ -65,6 +65,8 @@ export interface FakeChatScript {
   events?: number;
   /** Pause before every stream event after the first (default 0). */
   delayMs?: number;
+  /** Pause before answering at all (headers included), as a model writing a long non-streamed answer. */
+  answerDelayMs?: number;
   /** OpenAI-compatible only: put usage on the finish chunk (as Together does) instead of a usage-only chunk. */
   usageOnFinishChunk?: boolean;
   failure?: FakeFailure;
@@ -157,11 +159,14 @@ export async function startFakeUpstream(
         if (!request.finished && !res.writableFinished) request.clientClosed = true;
       });
       const script = scripts[Math.min(drawn++, scripts.length - 1)] ?? {};
-      handle(request, script, res, raw).catch((err: unknown) => {
-        if (err instanceof ConnectionKilled) return;
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(String(err));
-      });
+      const delay = script.answerDelayMs ? sleep(script.answerDelayMs) : Promise.resolve();
+      delay
+        .then(() => handle(request, script, res, raw))
+        .catch((err: unknown) => {
+          if (err instanceof ConnectionKilled) return;
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(String(err));
+        });
     });
   });
   const base = await listen(server);

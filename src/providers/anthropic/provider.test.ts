@@ -569,6 +569,61 @@ describe('anthropic adapter against the fake', () => {
     },
   );
 
+  // undici checks its timeouts on a coarse tick (about half a second), so the gaps here are seconds apart.
+  it('waits for a whole non-streamed answer up to answerTimeoutMs, not the first-byte timeout', async () => {
+    const patient = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      answerTimeoutMs: 5_000,
+      pools,
+    });
+    fake.setScript({ text: 'Long answer', answerDelayMs: 2_500 });
+    const completion = await patient.complete(ask(), ctx());
+    expect(completion.choices[0]).toMatchObject({ message: { content: 'Long answer' } });
+    const impatient = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      answerTimeoutMs: 1_000,
+      pools,
+    });
+    await expect(impatient.complete(ask(), ctx())).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('within 1000 ms'),
+    });
+  });
+
+  it('gives a stream timeoutMs to start, then idleTimeoutMs between events', async () => {
+    const streams = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      idleTimeoutMs: 1_000,
+      answerTimeoutMs: 5_000,
+      pools,
+    });
+    fake.setScript({ answerDelayMs: 2_500 });
+    await expect(readChatStream(streams.stream(ask(), ctx()))).rejects.toMatchObject({
+      kind: 'timeout',
+      options: { beforeFirstByte: true },
+    });
+    fake.setScript({ text: 'one two three', events: 3, delayMs: 2_500 });
+    const frames: unknown[] = [];
+    const idle = async () => {
+      for await (const event of streams.stream(ask(), ctx())) frames.push(event);
+    };
+    await expect(idle()).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('stopped sending for 1000 ms'),
+      options: { beforeFirstByte: false },
+    });
+    expect(frames.length).toBeGreaterThan(0);
+    fake.setScript({ text: 'one two three', events: 3, delayMs: 100 });
+    const read = await readChatStream(streams.stream(ask(), ctx()));
+    expect(read.text).toBe('one two three');
+  });
+
   it('times out a hanging upstream', async () => {
     const quick = createAnthropicProvider({ baseUrl: fake.url, apiKey: KEY, timeoutMs: 200, pools });
     fake.setScript({ failure: { kind: 'hang' } });
