@@ -2,7 +2,8 @@
  * A fake OpenAI-compatible chat upstream: a real HTTP server on 127.0.0.1 speaking POST /v1/chat/completions,
  * plain and streamed (chat.completion.chunk frames, the usage-only final chunk when
  * `stream_options.include_usage` is set, `data: [DONE]`), with tool calls, reasoning_content and the
- * provider's real error bodies.
+ * provider's real error bodies. It refuses what the real API refuses: `max_tokens` or a custom temperature on
+ * OpenAI's reasoning models; in xAI's dialect (`dialect: 'xai'`), the fields xAI's reasoning models refuse.
  *
  *   const fake = await startFakeOpenAI({ apiKey: 'sk-test' });
  *   // configure OPENAI_BASE_URL = fake.url (it ends in /v1), OPENAI_API_KEY = 'sk-test'
@@ -95,9 +96,19 @@ export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<Fake
       sendJson(res, 400, openAiErrorBody(400, "'model' and 'messages' are required properties"), request);
       return;
     }
-    const refused = options.dialect === 'xai' ? xaiRefusal(body) : undefined;
-    if (refused) {
+    const refused = options.dialect === 'xai' ? xaiRefusal(body) : openAiRefusal(body);
+    if (typeof refused === 'string') {
       sendJson(res, 400, { code: 'Client specified an invalid argument', error: refused }, request);
+      return;
+    }
+    if (refused) {
+      const error = {
+        message: refused.message,
+        type: 'invalid_request_error',
+        param: refused.param,
+        code: 'unsupported_parameter',
+      };
+      sendJson(res, 400, { error }, request);
       return;
     }
     if (earlyFailure(script, res, request, openAiErrorBody)) return;
@@ -111,6 +122,26 @@ export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<Fake
 const CREATED = 1_767_225_600;
 
 type UsageRender = (script: FakeChatScript) => Record<string, unknown>;
+
+/**
+ * OpenAI's reasoning models (o-series, gpt-5 family) refuse `max_tokens` (they take `max_completion_tokens`) and a
+ * temperature other than the default, with these messages.
+ */
+function openAiRefusal(body: Record<string, unknown>): { message: string; param: string } | undefined {
+  if (!/^(o\d|gpt-5)/.test(String(body.model))) return undefined;
+  if (body.max_tokens !== undefined)
+    return {
+      param: 'max_tokens',
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    };
+  if (body.temperature !== undefined && body.temperature !== 1)
+    return {
+      param: 'temperature',
+      message: `Unsupported value: 'temperature' does not support ${String(body.temperature)} with this model. Only the default (1) value is supported.`,
+    };
+  return undefined;
+}
 
 /** xAI reasoning models (grok-4 family, grok-3-mini): the parameters they refuse, as xAI's reasoning guide lists. */
 function xaiRefusal(body: Record<string, unknown>): string | undefined {
