@@ -391,4 +391,24 @@ describe('Gemini: kasir’s generateContent requests match @google/genai’s', (
     );
     expectSameRequest(ours, theirs, ['x-goog-api-key', 'content-type']);
   });
+
+  it('streamed: streamGenerateContent with alt=sse, the same body', async () => {
+    const kasir = createGeminiProvider({ baseUrl: server.url, apiKey: KEY, timeoutMs: 5_000, pools });
+    const sdk = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: server.url } });
+    const ours = await sent(server, async () => {
+      const body = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 50 };
+      for await (const _ of kasir.stream(body, ctx())) break;
+    });
+    const theirs = await sent(server, async () => {
+      const stream = await sdk.models.generateContentStream({
+        model: 'gemini-2.5-flash',
+        contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+        config: { maxOutputTokens: 50 },
+      });
+      for await (const _ of stream) break;
+    });
+    expect(ours.path).toBe(theirs.path);
+    expect(ours.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expectSameRequest(ours, theirs, ['x-goog-api-key', 'content-type']);
+  });
 });
