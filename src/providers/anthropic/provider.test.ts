@@ -5,10 +5,12 @@ import {
   type FakeUpstream,
   readChatStream,
 } from '../../../test/fakes/chat-upstream.js';
-import { UpstreamPools } from '../http.js';
+import { framesOf } from '../../../test/support/frames.js';
+import { UpstreamClient, UpstreamPools } from '../http.js';
 import type { CallContext, ChatProvider } from '../types.js';
 import { createAnthropicProvider } from './provider.js';
 import { toAnthropicRequest } from './request.js';
+import { translateAnthropicStream } from './stream.js';
 
 const KEY = 'sk-ant-test-0123456789';
 const MODEL = 'claude-sonnet-4-5';
@@ -649,4 +651,60 @@ describe('anthropic adapter against the fake', () => {
       await expectStreamFailureAfterFirstByte(anthropic.stream(ask(), ctx()), message);
     },
   );
+});
+
+describe('translateAnthropicStream', () => {
+  const client = new UpstreamClient({
+    provider: 'anthropic',
+    baseUrl: 'http://127.0.0.1:1',
+    timeoutMs: 1_000,
+    pools: new UpstreamPools(),
+  });
+  const event = (data: Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+  it('streams redacted thinking as an encrypted piece and numbers reasoning pieces apart from blocks', async () => {
+    const read = await readChatStream(
+      translateAnthropicStream(
+        framesOf([
+          event({
+            type: 'message_start',
+            message: { id: 'msg_1', model: MODEL, usage: { input_tokens: 5, output_tokens: 1 } },
+          }),
+          event({
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'redacted_thinking', data: 'opaque' },
+          }),
+          event({ type: 'content_block_stop', index: 0 }),
+          event({ type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '' } }),
+          event({
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'thinking_delta', thinking: 'Hm.' },
+          }),
+          event({
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'signature_delta', signature: 'sig' },
+          }),
+          event({ type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } }),
+          event({ type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Hi' } }),
+          event({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }),
+          event({ type: 'message_stop' }),
+        ]),
+        client,
+        new AbortController().signal,
+      ),
+    );
+    const pieces = read.chunks.flatMap(
+      (c) => ((c.choices[0]?.delta ?? {}) as { reasoning_details?: unknown[] }).reasoning_details ?? [],
+    );
+    expect(pieces).toEqual([
+      { type: 'reasoning.encrypted', data: 'opaque', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.text', text: 'Hm.', format: 'anthropic-claude-v1', index: 1 },
+      { type: 'reasoning.text', signature: 'sig', format: 'anthropic-claude-v1', index: 1 },
+    ]);
+    expect(read.text).toBe('Hi');
+    expect(read.end?.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 9 });
+  });
 });
