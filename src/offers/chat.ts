@@ -3,7 +3,7 @@ import { outputTokenCeiling } from '../catalog/chat-tokens.js';
 import type { ModelEntry } from '../catalog/types.js';
 import type { CostStamp, Offer } from '../checkout/offer.js';
 import { ApiError, invalidInput } from '../http/errors.js';
-import { expectedAnswerMs, maxNonStreamedTokens } from '../providers/anthropic/long-calls.js';
+import { maxNonStreamedTokens } from '../providers/anthropic/long-calls.js';
 import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
 import {
   CHAT_WIRE_FORMAT,
@@ -33,12 +33,13 @@ function longCallRefusal(
   if (input.stream === true || !isChatProviderName(entry.upstream.provider)) return undefined;
   if (CHAT_WIRE_FORMAT[entry.upstream.provider] !== 'anthropic') return undefined;
   const maxTokens = outputTokenCeiling(input);
-  if (expectedAnswerMs(maxTokens) <= callMs) return undefined;
+  const limit = maxNonStreamedTokens(callMs, entry.upstream.endpoint);
+  if (maxTokens <= limit) return undefined;
   const field = input.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
   return invalidInput([
     {
       field,
-      message: `a non-streamed answer of up to ${maxTokens} tokens may take longer than this server waits (${Math.round(callMs / 1000)} s); send "stream": true, or ask for at most ${maxNonStreamedTokens(callMs)} tokens`,
+      message: `a non-streamed answer of up to ${maxTokens} tokens may take longer than this server waits (${Math.round(callMs / 1000)} s); send "stream": true, or ask for at most ${limit} tokens`,
     },
   ]);
 }

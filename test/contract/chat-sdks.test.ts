@@ -230,6 +230,17 @@ describe('Anthropic: kasir’s Messages API requests match @anthropic-ai/sdk’s
     expect(server.requests.length).toBe(count);
     await ask(limit).catch(() => undefined);
     expect(server.requests.length).toBe(count + 1);
+    // Claude Opus 4.1: the SDK's own cap of 8,192 tokens, whatever the wait.
+    const opus = maxNonStreamedTokens(600_000, 'claude-opus-4-1-20250805');
+    const askOpus = (max_tokens: number) =>
+      sdk.messages.create({
+        model: 'claude-opus-4-1-20250805',
+        max_tokens,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+    await expect(async () => askOpus(opus + 1)).rejects.toThrow(/Streaming is required/);
+    await askOpus(opus).catch(() => undefined);
+    expect(server.requests.length).toBe(count + 2);
   });
 });
 
