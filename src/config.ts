@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { type ChatTimeouts, chatEnvShape, parseChatTimeouts } from './config-chat.js';
 import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './config-dashboard.js';
 import { type FaceConfig, faceEnvShape, parseFace } from './config-face.js';
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
@@ -132,6 +133,7 @@ const envSchema = z.object({
   ...dashboardEnvShape,
   ...screenshotEnvShape,
   ...fetchEnvShape,
+  ...chatEnvShape,
   ...mediaEnvShape,
   ...visionEnvShape,
   ...faceEnvShape,
@@ -197,6 +199,8 @@ export interface Config {
   screenshot: ScreenshotConfig;
   /** The safe fetcher (see config-fetch.ts). */
   fetch: FetchConfig;
+  /** Chat upstream timeouts per kind of wait (see config-chat.ts). */
+  chatTimeouts: ChatTimeouts;
   /** Media models' polling and waiting (see config-media.ts). */
   mediaModels: MediaConfig;
   /** The vision and identity tools (see config-vision.ts). */
@@ -298,6 +302,7 @@ export function loadConfig(env: RawEnv): Config {
     adminToken: e.ADMIN_TOKEN,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    chatTimeouts: parseChatTimeouts(e as Record<string, unknown>, e.UPSTREAM_TIMEOUT_MS),
     upstreamRetries: e.UPSTREAM_RETRIES,
     holdTtlSeconds: e.HOLD_TTL_SECONDS,
     leaseMaxMicroUsd: e.PREPAID_LEASE_MICRO_USD,

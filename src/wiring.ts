@@ -136,7 +136,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
           'upstream attempt failed',
         ),
     });
-    const chat = { providers: chatProviders, router: chatRouter };
+    const chat = { providers: chatProviders, router: chatRouter, callTimeoutMs: config.chatTimeouts.callMs };
     const toolHttp = createToolHttp(config.tools, config.fetch.allowedHosts);
     closers.push(() => toolHttp.close());
     const fetcher = new SafeFetcher({

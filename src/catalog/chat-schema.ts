@@ -210,6 +210,11 @@ export function chatTraitErrors(
   if (!traits.reasoningEffort && input.reasoning_effort !== undefined) {
     errors.push({ field: 'reasoning_effort', message: 'this model has no reasoning_effort control' });
   }
+  for (const field of traits.refusedFields ?? []) {
+    if (input[field] !== undefined && input[field] !== null) {
+      errors.push({ field, message: `this model does not accept ${field}; leave it out` });
+    }
+  }
   if (errors.length === 0 && traits.contextLength) {
     const tokens = estimateInputTokens(input, counter);
     if (tokens > traits.contextLength) {

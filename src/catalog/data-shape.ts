@@ -100,6 +100,7 @@ const chatTraits = z.strictObject({
   vision: z.boolean(),
   tools: z.boolean(),
   reasoningEffort: z.array(z.string().min(1)).min(1).optional(),
+  refusedFields: z.array(z.string().min(1)).min(1).optional(),
   maxTokensRequired: z.boolean().optional(),
   outputLimitField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
 });

@@ -115,6 +115,8 @@ export interface ChatTraits {
   tools: boolean;
   /** Values `reasoning_effort` accepts on this model; absent when the model has no such control. */
   reasoningEffort?: string[];
+  /** Request fields the upstream answers with an error on this model (xAI's reasoning models: stop, penalties). */
+  refusedFields?: string[];
   /** True where the upstream requires max_tokens (the caller must send it). */
   maxTokensRequired?: boolean;
   /** The field the upstream reads the output limit from (OpenAI's reasoning models take max_completion_tokens). */

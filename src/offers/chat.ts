@@ -2,15 +2,46 @@
 import { outputTokenCeiling } from '../catalog/chat-tokens.js';
 import type { ModelEntry } from '../catalog/types.js';
 import type { CostStamp, Offer } from '../checkout/offer.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
+import { maxNonStreamedTokens } from '../providers/anthropic/long-calls.js';
 import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
-import { type ChatProviders, isChatProviderName, missingSettingOf } from '../providers/registry.js';
+import {
+  CHAT_WIRE_FORMAT,
+  type ChatProviders,
+  isChatProviderName,
+  missingSettingOf,
+} from '../providers/registry.js';
 import type { ChatStreamEvent } from '../providers/types.js';
 import { chatOutputMeter } from './chat-meter.js';
 
 export interface ChatRuntime {
   providers: ChatProviders;
   router: ChatRouter;
+  /** How long kasir waits for a whole non-streamed answer (CHAT_CALL_TIMEOUT_MS; default 10 minutes). */
+  callTimeoutMs?: number;
+}
+
+/**
+ * The refusal of a non-streamed call that cannot finish within the wait for a whole answer: on Claude, whose
+ * SDK refuses the same calls (see long-calls.ts). Other providers' answers have no such estimate.
+ */
+function longCallRefusal(
+  entry: ModelEntry,
+  input: Record<string, unknown>,
+  callMs: number,
+): ApiError | undefined {
+  if (input.stream === true || !isChatProviderName(entry.upstream.provider)) return undefined;
+  if (CHAT_WIRE_FORMAT[entry.upstream.provider] !== 'anthropic') return undefined;
+  const maxTokens = outputTokenCeiling(input);
+  const limit = maxNonStreamedTokens(callMs, entry.upstream.endpoint);
+  if (maxTokens <= limit) return undefined;
+  const field = input.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  return invalidInput([
+    {
+      field,
+      message: `a non-streamed answer of up to ${maxTokens} tokens may take longer than this server waits (${Math.round(callMs / 1000)} s); send "stream": true, or ask for at most ${limit} tokens`,
+    },
+  ]);
 }
 
 /** True when at least one of the model's targets can be reached from this server. */
@@ -71,7 +102,9 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
 
   return {
     entry,
-    preflight() {
+    preflight(input) {
+      const tooLong = longCallRefusal(entry, input, chat.callTimeoutMs ?? 600_000);
+      if (tooLong) throw tooLong;
       if (chatModelAvailable(entry, chat.providers)) return;
       const missing = targetsOf(entry)
         .map((t) =>

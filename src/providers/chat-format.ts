@@ -138,6 +138,8 @@ export interface ChunkDelta {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
+  /** Signed reasoning pieces (see reasoning-details.ts). */
+  reasoning_details?: JsonObject[];
   tool_calls?: Array<{
     index: number;
     id?: string;

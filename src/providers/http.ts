@@ -33,6 +33,13 @@ export interface UpstreamClientOptions {
   baseUrl: string;
   /** How long to wait for response headers, and at most between two chunks of a body. */
   timeoutMs: number;
+  /** The longest silence between two chunks of a streamed body (default `timeoutMs`). */
+  idleTimeoutMs?: number;
+  /**
+   * How long a JSON answer (`postJson`) may take to start: for a non-streamed generation that is the whole
+   * call, since the answer comes once the model has finished (default `timeoutMs`).
+   */
+  answerTimeoutMs?: number;
   pools: UpstreamPools;
   /** Our key for this upstream, scrubbed from every message that could reach a caller. */
   secret?: string | undefined;
@@ -71,7 +78,7 @@ export class UpstreamClient {
     try {
       answer = await streamedRequest(
         this.pool,
-        this.jsonPost(path, payload, headers),
+        this.jsonPost(path, payload, headers, this.options.timeoutMs),
         signal,
         ERROR_BODY_LIMIT,
       );
@@ -89,7 +96,8 @@ export class UpstreamClient {
     headers: Record<string, string>,
     signal: CallSignal,
   ): Promise<unknown> {
-    return this.exchangeJson(this.jsonPost(path, payload, headers), signal);
+    const waitMs = this.options.answerTimeoutMs ?? this.options.timeoutMs;
+    return this.exchangeJson(this.jsonPost(path, payload, headers, waitMs), signal);
   }
 
   /** GETs `path` under the base URL and parses the JSON answer (a queue's status or result, say). */
@@ -188,7 +196,7 @@ export class UpstreamClient {
         error: ERROR_BODY_LIMIT,
       });
     } catch (err) {
-      throw this.failure(err, signal, true);
+      throw this.failure(err, signal, true, options.headersTimeout ?? undefined);
     }
     const { statusCode } = answer;
     if (statusCode < 200 || statusCode >= 300) throw this.refusal(statusCode, answer.body.toString('utf8'));
@@ -225,14 +233,15 @@ export class UpstreamClient {
     path: string,
     payload: unknown,
     headers: Record<string, string>,
+    headersTimeout: number,
   ): Dispatcher.DispatchOptions {
     return {
       method: 'POST',
       path: this.basePath + path,
       headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
       body: JSON.stringify(payload),
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
+      headersTimeout,
+      bodyTimeout: this.options.idleTimeoutMs ?? this.options.timeoutMs,
     };
   }
 
@@ -257,23 +266,21 @@ export class UpstreamClient {
    * aborted call rethrows the abort reason (the caller is gone, nothing to classify), timeouts become
    * `timeout`, everything else `upstream`.
    */
-  failure(err: unknown, signal: CallSignal, beforeFirstByte: boolean): unknown {
+  failure(err: unknown, signal: CallSignal, beforeFirstByte: boolean, waitedMs?: number): unknown {
     if (err instanceof UpstreamError) return err;
     if (signal.aborted) return signal.reason;
     const code = (err as { code?: unknown } | null)?.code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-      return new UpstreamError(
-        'timeout',
-        `${this.provider} did not answer within ${this.options.timeoutMs} ms`,
-        { beforeFirstByte },
-      );
+      const waited = waitedMs ?? this.options.timeoutMs;
+      return new UpstreamError('timeout', `${this.provider} did not answer within ${waited} ms`, {
+        beforeFirstByte,
+      });
     }
     if (code === 'UND_ERR_BODY_TIMEOUT') {
-      return new UpstreamError(
-        'timeout',
-        `${this.provider} stopped sending for ${this.options.timeoutMs} ms`,
-        { beforeFirstByte },
-      );
+      const idleMs = this.options.idleTimeoutMs ?? this.options.timeoutMs;
+      return new UpstreamError('timeout', `${this.provider} stopped sending for ${idleMs} ms`, {
+        beforeFirstByte,
+      });
     }
     const message = err instanceof Error ? err.message : String(err);
     const detail = typeof code === 'string' ? `${message} (${code})` : message;

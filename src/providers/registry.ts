@@ -55,14 +55,16 @@ export function notConfiguredError(name: ChatProviderName, model: string): Upstr
 
 /**
  * One adapter per chat provider, sharing one keep-alive pool per upstream origin. Keys, base URLs and the
- * timeout come from the Config only. OpenAI-compatible base URLs end at the API version, so
+ * timeouts (first byte, stream idle gap, whole non-streamed answer) come from the Config only. OpenAI-compatible base URLs end at the API version, so
  * OLLAMA_BASE_URL is Ollama's OpenAI-compatible root (`http://localhost:11434/v1`).
  * @example
  * const chat = createChatProviders(config);
  * const router = createChatRouter({ retries: config.upstreamRetries });
  * const completion = await router.complete([{ provider: chat.get('openai')!, model: 'gpt-4o-mini' }], body, ctx);
  */
-export function createChatProviders(config: Pick<Config, 'providers' | 'upstreamTimeoutMs'>): ChatProviders {
+export function createChatProviders(
+  config: Pick<Config, 'providers' | 'upstreamTimeoutMs'> & Partial<Pick<Config, 'chatTimeouts'>>,
+): ChatProviders {
   const pools = new UpstreamPools();
   const adapters = new Map<ChatProviderName, ChatProvider>();
   const configured = (name: ChatProviderName) => {
@@ -72,7 +74,11 @@ export function createChatProviders(config: Pick<Config, 'providers' | 'upstream
 
   for (const name of Object.keys(CHAT_WIRE_FORMAT) as ChatProviderName[]) {
     const { apiKey, baseUrl } = config.providers[name];
-    const timeoutMs = config.upstreamTimeoutMs;
+    const timeouts = {
+      timeoutMs: config.chatTimeouts?.firstByteMs ?? config.upstreamTimeoutMs,
+      idleTimeoutMs: config.chatTimeouts?.idleMs ?? config.upstreamTimeoutMs,
+      answerTimeoutMs: config.chatTimeouts?.callMs ?? config.upstreamTimeoutMs,
+    };
     if (!configured(name)) {
       adapters.set(name, unconfiguredProvider(name));
       continue;
@@ -82,10 +88,10 @@ export function createChatProviders(config: Pick<Config, 'providers' | 'upstream
     adapters.set(
       name,
       format === 'anthropic'
-        ? createAnthropicProvider({ name, baseUrl, apiKey: key, timeoutMs, pools })
+        ? createAnthropicProvider({ name, baseUrl, apiKey: key, ...timeouts, pools })
         : format === 'gemini'
-          ? createGeminiProvider({ name, baseUrl, apiKey: key, timeoutMs, pools })
-          : createOpenAiCompatibleProvider({ name, baseUrl, apiKey, timeoutMs, pools }),
+          ? createGeminiProvider({ name, baseUrl, apiKey: key, ...timeouts, pools })
+          : createOpenAiCompatibleProvider({ name, baseUrl, apiKey, ...timeouts, pools }),
     );
   }
 

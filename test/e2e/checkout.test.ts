@@ -17,7 +17,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
   let kasir: PaidKasir;
   let server: RunningServer;
   beforeAll(async () => {
-    kasir = await startPaidKasir(db, { UPSTREAM_TIMEOUT_MS: '1000' });
+    kasir = await startPaidKasir(db, { UPSTREAM_TIMEOUT_MS: '1000', CHAT_CALL_TIMEOUT_MS: '2000' });
     server = await startServer(kasir.app, '127.0.0.1', 0);
   });
   afterAll(async () => {

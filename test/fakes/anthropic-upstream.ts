@@ -2,7 +2,9 @@
  * A fake Anthropic Messages API: a real HTTP server on 127.0.0.1 speaking POST /v1/messages, plain and
  * streamed (message_start, ping, content_block_start/delta/stop for thinking, text and tool_use blocks,
  * message_delta with stop_reason and usage, message_stop), with the provider's real error bodies. Like the
- * real API it requires `anthropic-version` and `max_tokens`, and checks `x-api-key` when given a key.
+ * real API it requires `anthropic-version` and `max_tokens`, checks `x-api-key` when given a key, and refuses
+ * what the real API refuses with a 400 (see `ruleBroken`: temperature with top_p, the extended-thinking rules,
+ * a tool loop's assistant turn without its signed thinking block).
  *
  *   const fake = await startFakeAnthropic({ apiKey: 'sk-ant-test' });
  *   // configure ANTHROPIC_BASE_URL = fake.url, ANTHROPIC_API_KEY = 'sk-ant-test'
@@ -11,6 +13,7 @@
  * Scripts and failure modes: see chat-upstream.ts (`no_usage` sends message_delta without usage, `no_done`
  * leaves out message_stop). The default answer echoes the image inputs it received.
  */
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
   describeInline,
@@ -87,10 +90,73 @@ export function startFakeAnthropic(options: FakeUpstreamOptions = {}): Promise<F
       sendJson(res, 400, anthropicErrorBody(400, 'messages: at least one message is required'), request);
       return;
     }
+    const refused = ruleBroken(body);
+    if (refused) {
+      sendJson(res, 400, anthropicErrorBody(400, refused), request);
+      return;
+    }
     if (earlyFailure(script, res, request, anthropicErrorBody)) return;
     if (body.stream === true) await streamAnswer(request, script, res);
     else answer(request, script, res);
   });
+}
+
+/**
+ * The fake's signature of a thinking text. The real one is opaque and verified by Anthropic; here it is a hash
+ * of the text, so a thinking block handed back altered, or without its signature, is refused like the real API.
+ */
+export function fakeThinkingSignature(thinking: string): string {
+  return createHash('sha256').update(thinking).digest('base64');
+}
+
+/**
+ * The documented request rules the real API enforces with a 400 (messages shown as Anthropic words them):
+ * temperature and top_p together; with thinking on, a budget of at least 1024 below max_tokens, no custom
+ * temperature / top_k / low top_p, no forced tool, and the final assistant turn of a tool loop starting with
+ * its signed thinking block.
+ */
+function ruleBroken(body: Record<string, unknown>): string | undefined {
+  if (body.temperature !== undefined && body.top_p !== undefined)
+    return '`temperature` and `top_p` cannot both be specified for this model. Please use only one.';
+  const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
+  const messages = body.messages as Array<{ role?: string; content?: unknown }>;
+  for (const [i, message] of messages.entries()) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [j, block] of (message.content as Array<Record<string, unknown>>).entries()) {
+      if (block.type !== 'thinking') continue;
+      if (typeof block.signature !== 'string')
+        return `messages.${i}.content.${j}.thinking.signature: Field required`;
+      if (block.signature !== fakeThinkingSignature(String(block.thinking)))
+        return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+    }
+  }
+  if (thinking?.type !== 'enabled') return undefined;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== 'number' || budget < 1024)
+    return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (budget >= Number(body.max_tokens))
+    return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
+  if (body.temperature !== undefined && body.temperature !== 1)
+    return '`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility';
+  if (body.top_k !== undefined) return '`top_k` must be unset when thinking is enabled.';
+  if (typeof body.top_p === 'number' && body.top_p < 0.95)
+    return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.';
+  const choice = (body.tool_choice as { type?: string } | undefined)?.type;
+  if (choice === 'any' || choice === 'tool')
+    return 'Thinking may not be enabled when tool_choice forces tool use.';
+  const last = messages.at(-1);
+  const assistantAt = messages.length - 2;
+  const assistant = messages[assistantAt];
+  const toolLoop =
+    last?.role === 'user' &&
+    Array.isArray(last.content) &&
+    (last.content as Array<{ type?: string }>).some((b) => b.type === 'tool_result');
+  if (toolLoop && assistant?.role === 'assistant' && Array.isArray(assistant.content)) {
+    const first = (assistant.content as Array<{ type?: string }>)[0]?.type;
+    if (first !== 'thinking' && first !== 'redacted_thinking')
+      return `messages.${assistantAt}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+  }
+  return undefined;
 }
 
 function usageBody(script: FakeChatScript): Record<string, number> {
@@ -106,7 +172,11 @@ function usageBody(script: FakeChatScript): Record<string, number> {
 function answer(request: RecordedRequest, script: FakeChatScript, res: ServerResponse): void {
   const content: unknown[] = [];
   if (script.reasoning)
-    content.push({ type: 'thinking', thinking: script.reasoning, signature: 'fake-signature' });
+    content.push({
+      type: 'thinking',
+      thinking: script.reasoning,
+      signature: fakeThinkingSignature(script.reasoning),
+    });
   const text = textOf(request, script);
   if (text) content.push({ type: 'text', text });
   for (const [i, call] of (script.toolCalls ?? []).entries()) {
@@ -170,7 +240,7 @@ async function streamAnswer(
     events.push(
       event('content_block_delta', {
         index,
-        delta: { type: 'signature_delta', signature: 'fake-signature' },
+        delta: { type: 'signature_delta', signature: fakeThinkingSignature(script.reasoning) },
       }),
     );
     events.push(event('content_block_stop', { index }));

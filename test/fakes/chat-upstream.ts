@@ -65,6 +65,8 @@ export interface FakeChatScript {
   events?: number;
   /** Pause before every stream event after the first (default 0). */
   delayMs?: number;
+  /** Pause before answering at all (headers included), as a model writing a long non-streamed answer. */
+  answerDelayMs?: number;
   /** OpenAI-compatible only: put usage on the finish chunk (as Together does) instead of a usage-only chunk. */
   usageOnFinishChunk?: boolean;
   failure?: FakeFailure;
@@ -100,6 +102,12 @@ export interface FakeUpstream {
 export interface FakeUpstreamOptions {
   /** When set, requests must carry this key the provider's way, or get the provider's real 401/400. */
   apiKey?: string;
+  /**
+   * OpenAI-compatible fake only: speak xAI's dialect. Usage counts reasoning apart from `completion_tokens`
+   * (`total = prompt + completion + reasoning`), and reasoning models refuse `stop`, `presence_penalty`,
+   * `frequency_penalty` and (all but grok-3-mini) `reasoning_effort` with a 400, as xAI documents.
+   */
+  dialect?: 'xai';
   /** The first scripts (as `setScript`); default one plain answer. */
   script?: FakeChatScript | FakeChatScript[];
 }
@@ -151,11 +159,14 @@ export async function startFakeUpstream(
         if (!request.finished && !res.writableFinished) request.clientClosed = true;
       });
       const script = scripts[Math.min(drawn++, scripts.length - 1)] ?? {};
-      handle(request, script, res, raw).catch((err: unknown) => {
-        if (err instanceof ConnectionKilled) return;
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(String(err));
-      });
+      const delay = script.answerDelayMs ? sleep(script.answerDelayMs) : Promise.resolve();
+      delay
+        .then(() => handle(request, script, res, raw))
+        .catch((err: unknown) => {
+          if (err instanceof ConnectionKilled) return;
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(String(err));
+        });
     });
   });
   const base = await listen(server);
@@ -192,6 +203,8 @@ export function earlyFailure(
 ): boolean {
   const failure = script.failure;
   if (failure?.kind === 'status') {
+    // Rate limits come with the delay to wait, as every provider's 429 does.
+    if (failure.status === 429) res.setHeader('retry-after', '1');
     sendJson(res, failure.status, errorBody(failure.status, failure.message), request);
     return true;
   }

@@ -3,7 +3,9 @@
  * POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse (events separated by
  * `\r\n\r\n` as the real service does), with function calls carrying thought signatures, thought parts,
  * usageMetadata and the provider's real error bodies. When given a key it checks `x-goog-api-key` and
- * answers a wrong one the real way (400 INVALID_ARGUMENT, reason API_KEY_INVALID).
+ * answers a wrong one the real way (400 INVALID_ARGUMENT, reason API_KEY_INVALID). It refuses what the real
+ * API refuses (see `ruleBroken`: thinking settings the model does not take, a Gemini 3 function call replayed
+ * without its thought signature).
  *
  *   const fake = await startFakeGemini({ apiKey: 'gm-test' });
  *   // configure GEMINI_BASE_URL = fake.url, GEMINI_API_KEY = 'gm-test'
@@ -53,6 +55,36 @@ export function geminiErrorBody(status: number, message?: string, details?: unkn
   };
 }
 
+/**
+ * The documented request rules the real API enforces with a 400: one of thinkingBudget and thinkingLevel, the
+ * level only on Gemini 3, no thinking off on 2.5 Pro, no thinking on 2.0, and on Gemini 3 a thought signature on
+ * the first function call of every model turn (kasir sends Google's documented skip value when it has none).
+ */
+function ruleBroken(model: string, body: Record<string, unknown>): string | undefined {
+  const config = (body.generationConfig as { thinkingConfig?: Record<string, unknown> } | undefined)
+    ?.thinkingConfig;
+  if (config) {
+    if (/^gemini-(1|2\.0)/.test(model)) return `Thinking is not supported for models/${model}.`;
+    if (config.thinkingBudget !== undefined && config.thinkingLevel !== undefined)
+      return 'You can only set only one of thinking budget and thinking level.';
+    if (config.thinkingLevel !== undefined && /^gemini-2\./.test(model))
+      return 'Thinking level is not supported for this model.';
+    if (config.thinkingBudget === 0 && model.startsWith('gemini-2.5-pro'))
+      return 'Budget 0 is invalid. This model only works in thinking mode.';
+  }
+  if (!/^gemini-3/.test(model)) return undefined;
+  const contents = body.contents as Array<{ role?: string; parts?: Array<Record<string, unknown>> }>;
+  for (const [i, content] of contents.entries()) {
+    if (content.role !== 'model') continue;
+    const call = (content.parts ?? []).find((part) => part.functionCall !== undefined);
+    if (call && typeof call.thoughtSignature !== 'string') {
+      const name = String((call.functionCall as { name?: unknown }).name);
+      return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+    }
+  }
+  return undefined;
+}
+
 const FINISH_REASON = {
   stop: 'STOP',
   length: 'MAX_TOKENS',
@@ -98,8 +130,13 @@ export function startFakeGemini(options: FakeUpstreamOptions = {}): Promise<Fake
       );
       return;
     }
-    if (earlyFailure(script, res, request, (status, message) => geminiErrorBody(status, message))) return;
     const model = decodeURIComponent(match[1] ?? '');
+    const refused = ruleBroken(model, request.body);
+    if (refused) {
+      sendJson(res, 400, geminiErrorBody(400, refused), request);
+      return;
+    }
+    if (earlyFailure(script, res, request, (status, message) => geminiErrorBody(status, message))) return;
     if (match[2] === 'streamGenerateContent') {
       if (!match[3]?.includes('alt=sse')) {
         sendJson(res, 400, geminiErrorBody(400, 'this fake streams only with alt=sse'), request);

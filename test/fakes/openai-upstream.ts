@@ -2,7 +2,8 @@
  * A fake OpenAI-compatible chat upstream: a real HTTP server on 127.0.0.1 speaking POST /v1/chat/completions,
  * plain and streamed (chat.completion.chunk frames, the usage-only final chunk when
  * `stream_options.include_usage` is set, `data: [DONE]`), with tool calls, reasoning_content and the
- * provider's real error bodies.
+ * provider's real error bodies. It refuses what the real API refuses: `max_tokens` or a custom temperature on
+ * OpenAI's reasoning models; in xAI's dialect (`dialect: 'xai'`), the fields xAI's reasoning models refuse.
  *
  *   const fake = await startFakeOpenAI({ apiKey: 'sk-test' });
  *   // configure OPENAI_BASE_URL = fake.url (it ends in /v1), OPENAI_API_KEY = 'sk-test'
@@ -95,17 +96,73 @@ export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<Fake
       sendJson(res, 400, openAiErrorBody(400, "'model' and 'messages' are required properties"), request);
       return;
     }
+    const refused = options.dialect === 'xai' ? xaiRefusal(body) : openAiRefusal(body);
+    if (typeof refused === 'string') {
+      sendJson(res, 400, { code: 'Client specified an invalid argument', error: refused }, request);
+      return;
+    }
+    if (refused) {
+      const error = {
+        message: refused.message,
+        type: 'invalid_request_error',
+        param: refused.param,
+        code: 'unsupported_parameter',
+      };
+      sendJson(res, 400, { error }, request);
+      return;
+    }
     if (earlyFailure(script, res, request, openAiErrorBody)) return;
-    if (body.stream === true) await streamAnswer(request, script, res);
-    else answer(request, script, res);
+    const usage = (script: FakeChatScript) =>
+      options.dialect === 'xai' ? xaiUsageBody(usageOf(script)) : usageBody(usageOf(script));
+    if (body.stream === true) await streamAnswer(request, script, res, usage);
+    else answer(request, script, res, usage);
   });
 }
 
 const CREATED = 1_767_225_600;
 
-function answer(request: RecordedRequest, script: FakeChatScript, res: ServerResponse): void {
+type UsageRender = (script: FakeChatScript) => Record<string, unknown>;
+
+/**
+ * OpenAI's reasoning models (o-series, gpt-5 family) refuse `max_tokens` (they take `max_completion_tokens`) and a
+ * temperature other than the default, with these messages.
+ */
+function openAiRefusal(body: Record<string, unknown>): { message: string; param: string } | undefined {
+  if (!/^(o\d|gpt-5)/.test(String(body.model))) return undefined;
+  if (body.max_tokens !== undefined)
+    return {
+      param: 'max_tokens',
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    };
+  if (body.temperature !== undefined && body.temperature !== 1)
+    return {
+      param: 'temperature',
+      message: `Unsupported value: 'temperature' does not support ${String(body.temperature)} with this model. Only the default (1) value is supported.`,
+    };
+  return undefined;
+}
+
+/** xAI reasoning models (grok-4 family, grok-3-mini): the parameters they refuse, as xAI's reasoning guide lists. */
+function xaiRefusal(body: Record<string, unknown>): string | undefined {
+  const model = String(body.model);
+  if (!/^grok-(4|3-mini)/.test(model)) return undefined;
+  for (const field of ['stop', 'presence_penalty', 'frequency_penalty']) {
+    if (body[field] !== undefined && body[field] !== null)
+      return `Argument not supported on this model: ${field}`;
+  }
+  if (body.reasoning_effort !== undefined && !model.startsWith('grok-3-mini'))
+    return `Model ${model} does not support parameter reasoningEffort.`;
+  return undefined;
+}
+
+function answer(
+  request: RecordedRequest,
+  script: FakeChatScript,
+  res: ServerResponse,
+  renderUsage: UsageRender,
+): void {
   const body = request.body;
-  const usage = usageOf(script);
   const toolCalls = (script.toolCalls ?? []).map((call, i) => ({
     id: toolCallId('call_fake', call, i),
     type: 'function',
@@ -132,7 +189,7 @@ function answer(request: RecordedRequest, script: FakeChatScript, res: ServerRes
     })),
     system_fingerprint: 'fp_fake',
   };
-  if (script.failure?.kind !== 'no_usage') completion.usage = usageBody(usage);
+  if (script.failure?.kind !== 'no_usage') completion.usage = renderUsage(script);
   sendJson(res, 200, completion, request);
 }
 
@@ -140,6 +197,7 @@ async function streamAnswer(
   request: RecordedRequest,
   script: FakeChatScript,
   res: ServerResponse,
+  renderUsage: UsageRender,
 ): Promise<void> {
   const body = request.body;
   const includeUsage =
@@ -179,7 +237,7 @@ async function streamAnswer(
       chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }),
     );
   }
-  const usage = usageBody(usageOf(script));
+  const usage = renderUsage(script);
   if (wantsUsage && script.usageOnFinishChunk) {
     events.push(chunk({}, finishOf(script), usage));
   } else {
@@ -251,4 +309,17 @@ function imagesOf(messages: unknown): string[] {
     }
   }
   return images;
+}
+
+/** xAI's usage: `completion_tokens` is the visible answer only, reasoning counted apart and added to the total. */
+function xaiUsageBody(usage: FakeUsage): Record<string, unknown> {
+  const reasoning = usage.reasoning ?? 0;
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion - reasoning,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { text_tokens: usage.prompt, cached_tokens: usage.cacheRead ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+    num_sources_used: 0,
+  };
 }

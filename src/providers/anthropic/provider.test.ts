@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
+import { fakeThinkingSignature, startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
 import {
   expectStreamFailureAfterFirstByte,
   type FakeUpstream,
   readChatStream,
 } from '../../../test/fakes/chat-upstream.js';
-import { UpstreamPools } from '../http.js';
+import { framesOf } from '../../../test/support/frames.js';
+import { UpstreamClient, UpstreamPools } from '../http.js';
 import type { CallContext, ChatProvider } from '../types.js';
 import { createAnthropicProvider } from './provider.js';
 import { toAnthropicRequest } from './request.js';
+import { translateAnthropicStream } from './stream.js';
 
 const KEY = 'sk-ant-test-0123456789';
 const MODEL = 'claude-sonnet-4-5';
@@ -49,9 +51,66 @@ describe('toAnthropicRequest', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
       max_tokens: 1024,
       temperature: 0.2,
-      top_p: 0.9,
       stop_sequences: ['END'],
     });
+  });
+  it('keeps temperature and drops top_p when both are given (Claude refuses the pair)', () => {
+    expect(toAnthropicRequest(ask({ temperature: 0.7, top_p: 0.9 }))).toMatchObject({ temperature: 0.7 });
+    expect(toAnthropicRequest(ask({ temperature: 0.7, top_p: 0.9 }))).not.toHaveProperty('top_p');
+    expect(toAnthropicRequest(ask({ top_p: 0.9 }))).toMatchObject({ top_p: 0.9 });
+  });
+  it('puts the signed reasoning handed back in reasoning_details first in the assistant turn', () => {
+    const request = toAnthropicRequest(
+      ask({
+        reasoning_effort: 'low',
+        max_tokens: 4000,
+        messages: [
+          { role: 'user', content: 'Weather in Jakarta?' },
+          {
+            role: 'assistant',
+            content: null,
+            reasoning_details: [
+              { type: 'reasoning.text', text: 'Use the ', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.text', text: 'tool.', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.text', signature: 'sig-1', format: 'anthropic-claude-v1', index: 0 },
+              { type: 'reasoning.encrypted', data: 'opaque', format: 'anthropic-claude-v1', index: 1 },
+              { type: 'reasoning.text', text: 'other', format: 'google-gemini-v1', index: 2 },
+            ],
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_1', content: '31°C' },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    expect((request.messages as Array<{ content: unknown[] }>)[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'Use the tool.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+    ]);
+    expect(request.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+  });
+  it('turns thinking off for a tool loop whose assistant turn came back without its signed thinking', () => {
+    const request = toAnthropicRequest(
+      ask({
+        reasoning_effort: 'high',
+        max_tokens: 8000,
+        messages: [
+          { role: 'user', content: 'Weather in Jakarta?' },
+          {
+            role: 'assistant',
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'toolu_1', content: '31°C' },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    expect(request).not.toHaveProperty('thinking');
   });
 
   it('uses max_completion_tokens or max_tokens as given', () => {
@@ -271,6 +330,15 @@ describe('anthropic adapter against the fake', () => {
         content: null,
         refusal: null,
         reasoning_content: 'User wants weather.',
+        reasoning_details: [
+          {
+            type: 'reasoning.text',
+            text: 'User wants weather.',
+            signature: fakeThinkingSignature('User wants weather.'),
+            format: 'anthropic-claude-v1',
+            index: 0,
+          },
+        ],
         tool_calls: [
           {
             id: 'toolu_fake0001',
@@ -370,6 +438,100 @@ describe('anthropic adapter against the fake', () => {
     );
   });
 
+  it('answers temperature and top_p together (top_p dropped)', async () => {
+    const completion = await anthropic.complete(ask({ temperature: 0.5, top_p: 0.9 }), ctx());
+    expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop' });
+    expect(fake.requests[0]?.body).toMatchObject({ temperature: 0.5 });
+    expect(fake.requests[0]?.body).not.toHaveProperty('top_p');
+  });
+
+  it.each([false, true])(
+    'completes a multi-turn tool loop with thinking, handing the signed thinking back (streamed: %s)',
+    async (streamed) => {
+      const question = { role: 'user', content: 'Weather in Jakarta?' };
+      const turn = ask({ reasoning_effort: 'medium', max_tokens: 4000, tools: [weatherTool] });
+      fake.setScript(
+        {
+          text: '',
+          reasoning: 'I should call get_weather.',
+          toolCalls: [{ name: 'get_weather', arguments: { city: 'Jakarta' } }],
+        },
+        { text: 'It is 31°C in Jakarta.' },
+      );
+      let assistant: Record<string, unknown>;
+      if (streamed) {
+        const read = await readChatStream(anthropic.stream({ ...turn, messages: [question] }, ctx()));
+        const calls = read.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+        assistant = {
+          role: 'assistant',
+          content: null,
+          reasoning_details: read.chunks.flatMap(
+            (c) => ((c.choices[0]?.delta ?? {}) as { reasoning_details?: unknown[] }).reasoning_details ?? [],
+          ),
+          tool_calls: [
+            {
+              id: calls[0]?.id,
+              type: 'function',
+              function: { name: 'get_weather', arguments: calls.map((c) => c.function.arguments).join('') },
+            },
+          ],
+        };
+      } else {
+        const first = await anthropic.complete({ ...turn, messages: [question] }, ctx());
+        assistant = (first.choices[0] as { message: Record<string, unknown> }).message;
+      }
+      expect(fake.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+      const toolCallId = (assistant.tool_calls as Array<{ id: string }>)[0]?.id;
+      const second = await anthropic.complete(
+        {
+          ...turn,
+          messages: [question, assistant, { role: 'tool', tool_call_id: toolCallId, content: '31°C' }],
+        },
+        ctx(),
+      );
+      expect(second.choices[0]).toMatchObject({ message: { content: 'It is 31°C in Jakarta.' } });
+      expect(fake.requests[1]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+      expect(
+        ((fake.requests[1]?.body.messages ?? []) as Array<{ content: unknown[] }>)[1]?.content[0],
+      ).toEqual({
+        type: 'thinking',
+        thinking: 'I should call get_weather.',
+        signature: fakeThinkingSignature('I should call get_weather.'),
+      });
+    },
+  );
+
+  it('is refused by the fake, as by Anthropic, when thinking is on and the signature was altered', async () => {
+    fake.setScript({ text: 'ok' });
+    const error = await anthropic
+      .complete(
+        ask({
+          reasoning_effort: 'low',
+          max_tokens: 4000,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            {
+              role: 'assistant',
+              content: 'Hello',
+              reasoning_details: [
+                {
+                  type: 'reasoning.text',
+                  text: 'x',
+                  signature: 'forged',
+                  format: 'anthropic-claude-v1',
+                  index: 0,
+                },
+              ],
+            },
+            { role: 'user', content: 'Again' },
+          ],
+        }),
+        ctx(),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'bad_request', options: { status: 400 } });
+  });
+
   it('maps a 400 to bad_request with Anthropic’s message', async () => {
     fake.setScript({
       failure: { kind: 'status', status: 400, message: 'messages.0.content: Input should be a valid list' },
@@ -409,6 +571,61 @@ describe('anthropic adapter against the fake', () => {
     },
   );
 
+  // undici checks its timeouts on a coarse tick (about half a second), so the gaps here are seconds apart.
+  it('waits for a whole non-streamed answer up to answerTimeoutMs, not the first-byte timeout', async () => {
+    const patient = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      answerTimeoutMs: 5_000,
+      pools,
+    });
+    fake.setScript({ text: 'Long answer', answerDelayMs: 2_500 });
+    const completion = await patient.complete(ask(), ctx());
+    expect(completion.choices[0]).toMatchObject({ message: { content: 'Long answer' } });
+    const impatient = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      answerTimeoutMs: 1_000,
+      pools,
+    });
+    await expect(impatient.complete(ask(), ctx())).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('within 1000 ms'),
+    });
+  });
+
+  it('gives a stream timeoutMs to start, then idleTimeoutMs between events', async () => {
+    const streams = createAnthropicProvider({
+      baseUrl: fake.url,
+      apiKey: KEY,
+      timeoutMs: 1_000,
+      idleTimeoutMs: 1_000,
+      answerTimeoutMs: 5_000,
+      pools,
+    });
+    fake.setScript({ answerDelayMs: 2_500 });
+    await expect(readChatStream(streams.stream(ask(), ctx()))).rejects.toMatchObject({
+      kind: 'timeout',
+      options: { beforeFirstByte: true },
+    });
+    fake.setScript({ text: 'one two three', events: 3, delayMs: 2_500 });
+    const frames: unknown[] = [];
+    const idle = async () => {
+      for await (const event of streams.stream(ask(), ctx())) frames.push(event);
+    };
+    await expect(idle()).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('stopped sending for 1000 ms'),
+      options: { beforeFirstByte: false },
+    });
+    expect(frames.length).toBeGreaterThan(0);
+    fake.setScript({ text: 'one two three', events: 3, delayMs: 100 });
+    const read = await readChatStream(streams.stream(ask(), ctx()));
+    expect(read.text).toBe('one two three');
+  });
+
   it('times out a hanging upstream', async () => {
     const quick = createAnthropicProvider({ baseUrl: fake.url, apiKey: KEY, timeoutMs: 200, pools });
     fake.setScript({ failure: { kind: 'hang' } });
@@ -434,4 +651,60 @@ describe('anthropic adapter against the fake', () => {
       await expectStreamFailureAfterFirstByte(anthropic.stream(ask(), ctx()), message);
     },
   );
+});
+
+describe('translateAnthropicStream', () => {
+  const client = new UpstreamClient({
+    provider: 'anthropic',
+    baseUrl: 'http://127.0.0.1:1',
+    timeoutMs: 1_000,
+    pools: new UpstreamPools(),
+  });
+  const event = (data: Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+  it('streams redacted thinking as an encrypted piece and numbers reasoning pieces apart from blocks', async () => {
+    const read = await readChatStream(
+      translateAnthropicStream(
+        framesOf([
+          event({
+            type: 'message_start',
+            message: { id: 'msg_1', model: MODEL, usage: { input_tokens: 5, output_tokens: 1 } },
+          }),
+          event({
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'redacted_thinking', data: 'opaque' },
+          }),
+          event({ type: 'content_block_stop', index: 0 }),
+          event({ type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '' } }),
+          event({
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'thinking_delta', thinking: 'Hm.' },
+          }),
+          event({
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'signature_delta', signature: 'sig' },
+          }),
+          event({ type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } }),
+          event({ type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Hi' } }),
+          event({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }),
+          event({ type: 'message_stop' }),
+        ]),
+        client,
+        new AbortController().signal,
+      ),
+    );
+    const pieces = read.chunks.flatMap(
+      (c) => ((c.choices[0]?.delta ?? {}) as { reasoning_details?: unknown[] }).reasoning_details ?? [],
+    );
+    expect(pieces).toEqual([
+      { type: 'reasoning.encrypted', data: 'opaque', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.text', text: 'Hm.', format: 'anthropic-claude-v1', index: 1 },
+      { type: 'reasoning.text', signature: 'sig', format: 'anthropic-claude-v1', index: 1 },
+    ]);
+    expect(read.text).toBe('Hi');
+    expect(read.end?.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 9 });
+  });
 });

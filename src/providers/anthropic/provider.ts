@@ -13,7 +13,12 @@ export interface AnthropicOptions {
   /** Base URL without the API path, e.g. `https://api.anthropic.com`; `/v1/messages` is appended. */
   baseUrl: string;
   apiKey: string;
+  /** Until a streamed answer starts. */
   timeoutMs: number;
+  /** Between two events of a streamed answer (default `timeoutMs`). */
+  idleTimeoutMs?: number;
+  /** A whole non-streamed answer (default `timeoutMs`). */
+  answerTimeoutMs?: number;
   pools: UpstreamPools;
 }
 
@@ -23,6 +28,8 @@ export function createAnthropicProvider(options: AnthropicOptions): ChatProvider
     provider: name,
     baseUrl: options.baseUrl,
     timeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    answerTimeoutMs: options.answerTimeoutMs,
     pools: options.pools,
     secret: options.apiKey,
   });

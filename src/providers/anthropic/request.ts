@@ -15,6 +15,7 @@ import {
   textOf,
   unsupportedInput,
 } from '../chat-format.js';
+import { ANTHROPIC_REASONING_FORMAT, reasoningDetailsOf } from '../reasoning-details.js';
 
 /** Anthropic requires `max_tokens`; the interface's documented default is 1024. */
 export const DEFAULT_MAX_TOKENS = 1024;
@@ -23,8 +24,9 @@ export const DEFAULT_MAX_TOKENS = 1024;
  * `reasoning_effort` → extended-thinking budget in tokens (`none`/`minimal` leave thinking off). The
  * budget counts against `max_tokens` (thinking is billed as output), so it is capped at half of
  * `max_tokens` to leave room for the answer; when that is below Anthropic's minimum budget (1024),
- * thinking stays off. Thinking also stays off when a tool is forced (Anthropic refuses the pair) and on
- * models without extended thinking (Claude 3 before 3.7, Claude 2, Instant).
+ * thinking stays off. Thinking also stays off when a tool is forced (Anthropic refuses the pair), on
+ * models without extended thinking (Claude 3 before 3.7, Claude 2, Instant), and in a tool loop whose
+ * assistant turn came back without its signed thinking (see `unsignedToolTurn`).
  */
 export const THINKING_BUDGET_TOKENS: Record<string, number> = { low: 1024, medium: 4096, high: 16384 };
 const MIN_THINKING_BUDGET = 1024;
@@ -40,7 +42,7 @@ interface AnthropicMessage {
  * Builds the Messages API body. System (and developer) messages become the top-level `system`; tool
  * results become `tool_result` blocks in a user turn; consecutive turns of one role are merged, as the
  * API expects alternating roles. Fields with no Anthropic equivalent (seed, penalties, logprobs,
- * response_format) are dropped; `n` above 1 is refused.
+ * response_format) are dropped; `n` above 1 is refused. With both temperature and top_p, top_p is dropped.
  */
 export function toAnthropicRequest(body: JsonObject): JsonObject {
   const system: string[] = [];
@@ -87,7 +89,9 @@ export function toAnthropicRequest(body: JsonObject): JsonObject {
   if (toolChoice) request.tool_choice = toolChoice;
 
   const forcedTool = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
-  const budget = thinkingBudget(String(body.model), reasoningEffortOf(body), maxTokens, forcedTool);
+  const budget = unsignedToolTurn(messages)
+    ? undefined
+    : thinkingBudget(String(body.model), reasoningEffortOf(body), maxTokens, forcedTool);
   if (budget) {
     // Anthropic refuses a custom temperature, top_k or top_p below 0.95 together with thinking.
     request.thinking = { type: 'enabled', budget_tokens: budget };
@@ -95,6 +99,9 @@ export function toAnthropicRequest(body: JsonObject): JsonObject {
     for (const key of ['temperature', 'top_p', 'top_k'] as const) {
       if (typeof body[key] === 'number') request[key] = body[key];
     }
+    // Current Claude models refuse temperature and top_p together (400); OpenAI clients often send both.
+    // temperature wins (Anthropic's advice is to tune one of the two, and temperature is the common one).
+    if (request.temperature !== undefined) delete request.top_p;
   }
   return request;
 }
@@ -109,6 +116,20 @@ export function thinkingBudget(
   if (!ladder || forcedTool || MODELS_WITHOUT_THINKING.test(model)) return undefined;
   const budget = Math.min(ladder, Math.floor(maxTokens / 2));
   return budget >= MIN_THINKING_BUDGET ? budget : undefined;
+}
+
+/**
+ * True when the conversation ends in a tool loop whose assistant turn carries no signed thinking (the caller did
+ * not hand `reasoning_details` back). Anthropic refuses thinking there ("Expected `thinking` … but found
+ * `tool_use`"), so such a request runs with thinking off rather than fail.
+ */
+function unsignedToolTurn(messages: AnthropicMessage[]): boolean {
+  const last = messages.at(-1);
+  const assistant = messages.at(-2);
+  if (last?.role !== 'user' || assistant?.role !== 'assistant') return false;
+  if (!last.content.some((block) => block.type === 'tool_result')) return false;
+  const first = assistant.content[0]?.type;
+  return first !== 'thinking' && first !== 'redacted_thinking';
 }
 
 /** User content (and tool-result content): text, images, PDF documents. */
@@ -157,9 +178,20 @@ function imageSource(url: string): JsonObject {
   throw unsupportedInput('image URLs must be http(s) or base64 data URLs');
 }
 
+/**
+ * An assistant turn: its signed reasoning first (thinking / redacted_thinking blocks from `reasoning_details`,
+ * which Anthropic requires before a tool_use when thinking is on), then text, then tool calls. Reasoning
+ * without a signature cannot be verified by Anthropic and is left out.
+ */
 function assistantBlocks(message: CommonMessage): Block[] {
+  const blocks: Block[] = [];
+  for (const piece of reasoningDetailsOf(message as unknown as JsonObject, ANTHROPIC_REASONING_FORMAT)) {
+    if (piece.type === 'reasoning.encrypted') blocks.push({ type: 'redacted_thinking', data: piece.data });
+    else if (piece.signature)
+      blocks.push({ type: 'thinking', thinking: piece.text ?? '', signature: piece.signature });
+  }
   const text = typeof message.content === 'string' ? message.content : assistantText(message.content);
-  const blocks: Block[] = text ? [{ type: 'text', text }] : [];
+  if (text) blocks.push({ type: 'text', text });
   for (const call of message.tool_calls ?? []) {
     blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolArguments(call) });
   }

@@ -1,5 +1,6 @@
 /** Maps an Anthropic Messages API answer (message, stop reason, usage) to the common chat-completion format. */
 import { type FinishReason, type JsonObject, newCompletionId, nowSeconds, usageOf } from '../chat-format.js';
+import { ANTHROPIC_REASONING_FORMAT, type ReasoningDetail } from '../reasoning-details.js';
 import { type ChatCompletion, type ChatUsage, UpstreamError } from '../types.js';
 
 /** end_turn/stop_sequence/pause_turn → stop, max_tokens → length, tool_use → tool_calls, refusal → content_filter. */
@@ -45,8 +46,9 @@ export function usageFromAnthropic(raw: unknown): ChatUsage | undefined {
 
 /**
  * Text blocks are joined into `message.content`, `tool_use` blocks become `tool_calls` (arguments as a
- * JSON text), thinking text goes to `reasoning_content` (the field DeepSeek and vLLM use); other blocks
- * (server tools, redacted thinking) have no common-format equivalent and are left out.
+ * JSON text), thinking text goes to `reasoning_content` (the field DeepSeek and vLLM use), and thinking and
+ * redacted_thinking blocks, with their signatures, to `reasoning_details` (see reasoning-details.ts), for the
+ * caller to hand back on the next turn; other blocks (server tools) are left out.
  */
 export function fromAnthropicMessage(
   answer: unknown,
@@ -63,11 +65,27 @@ export function fromAnthropicMessage(
 
   const texts: string[] = [];
   const thinking: string[] = [];
+  const details: ReasoningDetail[] = [];
   const toolCalls: JsonObject[] = [];
   for (const block of message.content as JsonObject[]) {
     if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-    else if (block.type === 'thinking' && typeof block.thinking === 'string') thinking.push(block.thinking);
-    else if (block.type === 'tool_use') {
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') {
+      thinking.push(block.thinking);
+      details.push({
+        type: 'reasoning.text',
+        text: block.thinking,
+        ...(typeof block.signature === 'string' ? { signature: block.signature } : {}),
+        format: ANTHROPIC_REASONING_FORMAT,
+        index: details.length,
+      });
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      details.push({
+        type: 'reasoning.encrypted',
+        data: block.data,
+        format: ANTHROPIC_REASONING_FORMAT,
+        index: details.length,
+      });
+    } else if (block.type === 'tool_use') {
       toolCalls.push({
         id: block.id,
         type: 'function',
@@ -81,6 +99,7 @@ export function fromAnthropicMessage(
     refusal: null,
   };
   if (thinking.length) assistant.reasoning_content = thinking.join('');
+  if (details.length) assistant.reasoning_details = details;
   if (toolCalls.length) assistant.tool_calls = toolCalls;
   return {
     id: typeof message.id === 'string' ? message.id : newCompletionId(),

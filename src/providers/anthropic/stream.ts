@@ -2,6 +2,7 @@
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
 import type { UpstreamClient } from '../http.js';
+import { ANTHROPIC_REASONING_FORMAT } from '../reasoning-details.js';
 import { jsonFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, UpstreamError } from '../types.js';
@@ -9,7 +10,9 @@ import { finishReasonOf, usageFromAnthropic } from './response.js';
 
 /**
  * message_start → a role chunk; text_delta → content; tool_use start → a tool call chunk with index, id
- * and name, then input_json_delta → argument fragments; thinking_delta → reasoning_content;
+ * and name, then input_json_delta → argument fragments;
+ * thinking_delta → reasoning_content and a `reasoning_details` text piece, signature_delta → the piece's
+ * signature, redacted_thinking → an encrypted piece (see reasoning-details.ts);
  * message_delta → the finish_reason chunk and the output usage; message_stop → `end`. An `error` event,
  * a cut connection or a stream that ends before message_stop is an UpstreamError, never a clean end.
  */
@@ -27,6 +30,16 @@ export async function* translateAnthropicStream(
   let clean = false;
   /** Anthropic numbers every content block; tool calls are numbered among tool calls only. */
   const toolIndexOfBlock = new Map<number, number>();
+  /** Thinking blocks are numbered among reasoning pieces only (`reasoning_details[].index`). */
+  const reasoningIndexOfBlock = new Map<number, number>();
+  const reasoningPiece = (block: unknown, part: { text?: string; signature?: string }): JsonObject => {
+    let index = reasoningIndexOfBlock.get(Number(block));
+    if (index === undefined) {
+      index = reasoningIndexOfBlock.size;
+      reasoningIndexOfBlock.set(Number(block), index);
+    }
+    return { type: 'reasoning.text', ...part, format: ANTHROPIC_REASONING_FORMAT, index };
+  };
   const fail = (message: string) =>
     new UpstreamError('upstream', client.redact(`${client.provider} ${message}`), {
       beforeFirstByte: forwarded === 0,
@@ -67,6 +80,21 @@ export async function* translateAnthropicStream(
               });
             } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
               out = chunkFrame(started(identity), { content: block.text });
+            } else if (block.type === 'thinking') {
+              reasoningIndexOfBlock.set(Number(event.index), reasoningIndexOfBlock.size);
+            } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+              const index = reasoningIndexOfBlock.size;
+              reasoningIndexOfBlock.set(Number(event.index), index);
+              out = chunkFrame(started(identity), {
+                reasoning_details: [
+                  {
+                    type: 'reasoning.encrypted',
+                    data: block.data,
+                    format: ANTHROPIC_REASONING_FORMAT,
+                    index,
+                  },
+                ],
+              });
             }
             break;
           }
@@ -85,7 +113,14 @@ export async function* translateAnthropicStream(
                 tool_calls: [{ index, function: { arguments: delta.partial_json } }],
               });
             } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-              out = chunkFrame(started(identity), { reasoning_content: delta.thinking });
+              out = chunkFrame(started(identity), {
+                reasoning_content: delta.thinking,
+                reasoning_details: [reasoningPiece(event.index, { text: delta.thinking })],
+              });
+            } else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
+              out = chunkFrame(started(identity), {
+                reasoning_details: [reasoningPiece(event.index, { signature: delta.signature })],
+              });
             }
             break;
           }
@@ -114,7 +149,7 @@ export async function* translateAnthropicStream(
             );
           }
           default:
-            // ping, content_block_stop, signature and citation deltas carry nothing for the common format.
+            // ping, content_block_stop and citation deltas carry nothing for the common format.
             break;
         }
         if (out) {

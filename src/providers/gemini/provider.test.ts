@@ -341,6 +341,38 @@ describe('gemini adapter against the fake', () => {
     expect(read.chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
+  it('completes a Gemini 3 tool loop: the thought signature handed back with the call is accepted', async () => {
+    const model = 'gemini-3-flash-preview';
+    fake.setScript(
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Jakarta' } }] },
+      { text: '31°C' },
+    );
+    const first = await gemini.complete(ask({ model, tools: [weatherTool], reasoning_effort: 'low' }), ctx());
+    const assistant = (first.choices[0] as { message: Record<string, unknown> }).message;
+    const callId = (assistant.tool_calls as Array<{ id: string }>)[0]?.id;
+    const messages = [
+      { role: 'user', content: 'Weather?' },
+      assistant,
+      { role: 'tool', tool_call_id: callId, content: '31°C' },
+    ];
+    const second = await gemini.complete(ask({ model, tools: [weatherTool], messages }), ctx());
+    expect(second.choices[0]).toMatchObject({ message: { content: '31°C' } });
+    // The fake, as Gemini 3, refuses a replayed function call without a signature.
+    fake.setScript({ text: 'ok' });
+    const refused = await fetch(`${fake.url}/v1beta/models/${model}:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY },
+      body: JSON.stringify({
+        contents: [
+          { role: 'user', parts: [{ text: 'Weather?' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] },
+        ],
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('missing a thought_signature');
+  });
+
   it('maps a 400 to bad_request with Google’s message', async () => {
     fake.setScript({
       failure: {

@@ -12,7 +12,12 @@ export interface GeminiOptions {
   /** Base URL without the API version, e.g. `https://generativelanguage.googleapis.com`. */
   baseUrl: string;
   apiKey: string;
+  /** Until a streamed answer starts. */
   timeoutMs: number;
+  /** Between two events of a streamed answer (default `timeoutMs`). */
+  idleTimeoutMs?: number;
+  /** A whole non-streamed answer (default `timeoutMs`). */
+  answerTimeoutMs?: number;
   pools: UpstreamPools;
 }
 
@@ -30,6 +35,8 @@ export function createGeminiProvider(options: GeminiOptions): ChatProvider {
     provider: name,
     baseUrl: options.baseUrl,
     timeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    answerTimeoutMs: options.answerTimeoutMs,
     pools: options.pools,
     secret: options.apiKey,
     isCredentialFailure: isGeminiKeyFailure,

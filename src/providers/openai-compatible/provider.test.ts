@@ -406,3 +406,43 @@ describe('relayOpenAiStream', () => {
     });
   });
 });
+
+describe('xAI usage in the common semantics', () => {
+  let xai: FakeUpstream;
+  let grok: ChatProvider;
+  beforeAll(async () => {
+    xai = await startFakeOpenAI({ apiKey: KEY, dialect: 'xai' });
+    grok = createOpenAiCompatibleProvider({
+      name: 'xai',
+      baseUrl: xai.url,
+      apiKey: KEY,
+      timeoutMs: 2_000,
+      pools,
+    });
+  });
+  afterAll(() => xai.close());
+  const expected = {
+    prompt_tokens: 30,
+    completion_tokens: 127,
+    total_tokens: 157,
+    completion_tokens_details: { reasoning_tokens: 125 },
+  };
+
+  it('folds reasoning counted apart into completion_tokens (not streamed)', async () => {
+    xai.setScript({ text: 'Hi', usage: { prompt: 30, completion: 127, reasoning: 125 } });
+    const completion = await grok.complete({ ...ask(), model: 'grok-4' }, ctx());
+    expect(completion.usage).toMatchObject(expected);
+  });
+
+  it('folds reasoning counted apart into completion_tokens (streamed)', async () => {
+    xai.setScript({ text: 'Hi', usage: { prompt: 30, completion: 127, reasoning: 125 } });
+    const read = await readChatStream(grok.stream({ ...ask(), model: 'grok-4' }, ctx()));
+    expect(read.end?.usage).toMatchObject(expected);
+  });
+
+  it('leaves OpenAI’s usage, which already includes reasoning, as it is', async () => {
+    fake.setScript({ text: 'Hi', usage: { prompt: 30, completion: 127, reasoning: 125 } });
+    const completion = await openai.complete(ask(), ctx());
+    expect(completion.usage).toMatchObject(expected);
+  });
+});

@@ -12,7 +12,12 @@ export interface OpenAiCompatibleOptions {
   baseUrl: string;
   /** Sent as a bearer token; local servers (Ollama, vLLM) run without one. */
   apiKey: string | undefined;
+  /** Until a streamed answer starts. */
   timeoutMs: number;
+  /** Between two events of a streamed answer (default `timeoutMs`). */
+  idleTimeoutMs?: number;
+  /** A whole non-streamed answer (default `timeoutMs`). */
+  answerTimeoutMs?: number;
   pools: UpstreamPools;
 }
 
@@ -26,6 +31,8 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
     provider: options.name,
     baseUrl: options.baseUrl,
     timeoutMs: options.timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    answerTimeoutMs: options.answerTimeoutMs,
     pools: options.pools,
     secret: options.apiKey,
   });

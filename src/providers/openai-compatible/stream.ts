@@ -177,15 +177,34 @@ function dataFrame(chunk: JsonObject): Buffer {
   return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
 }
 
-/** Real token counts from a usage object, or undefined when there are none (a missing usage is an alarm). */
+/**
+ * Real token counts from a usage object, or undefined when there are none (a missing usage is an alarm), in the
+ * common format's semantics: `completion_tokens` includes the reasoning tokens, which are also broken out in
+ * `completion_tokens_details.reasoning_tokens`. xAI counts reasoning apart (`total = prompt + completion +
+ * reasoning`) and bills it as output; that shape is recognised by its total and the reasoning is folded into
+ * `completion_tokens`, so callers, metering and the bill see what the provider bills.
+ */
 export function usageFrom(value: unknown): ChatUsage | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const usage = value as JsonObject;
   const prompt = usage.prompt_tokens;
-  const completion = usage.completion_tokens;
+  let completion = usage.completion_tokens;
   if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
-  const total = typeof usage.total_tokens === 'number' ? usage.total_tokens : prompt + completion;
-  return { ...usage, prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  const reasoning = reasoningTokensOf(usage);
+  if (reasoning > 0 && usage.total_tokens === prompt + completion + reasoning) completion += reasoning;
+  return {
+    ...usage,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+}
+
+function reasoningTokensOf(usage: JsonObject): number {
+  const details = usage.completion_tokens_details;
+  if (!details || typeof details !== 'object') return 0;
+  const reasoning = (details as JsonObject).reasoning_tokens;
+  return typeof reasoning === 'number' && reasoning > 0 ? reasoning : 0;
 }
 
 function parseChunk(payload: Buffer): JsonObject | undefined {

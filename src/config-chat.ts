@@ -1,0 +1,31 @@
+/**
+ * Timeouts of chat upstream calls, per kind of wait: until a stream starts, between two stream events, and for a
+ * whole non-streamed answer (which arrives only once the model has finished writing it).
+ */
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+export const chatEnvShape = {
+  /** Until a streamed answer's headers arrive; default UPSTREAM_TIMEOUT_MS. */
+  CHAT_FIRST_BYTE_TIMEOUT_MS: int(100).optional(),
+  /** The longest silence between two events of a streamed answer; default UPSTREAM_TIMEOUT_MS. */
+  CHAT_STREAM_IDLE_TIMEOUT_MS: int(100).optional(),
+  /** A whole non-streamed answer; 10 minutes, as the providers' official SDKs wait. */
+  CHAT_CALL_TIMEOUT_MS: int(1000).default(600_000),
+};
+
+export interface ChatTimeouts {
+  firstByteMs: number;
+  idleMs: number;
+  callMs: number;
+}
+
+export function parseChatTimeouts(e: Record<string, unknown>, upstreamTimeoutMs: number): ChatTimeouts {
+  const or = (value: unknown, fallback: number) => (value === undefined ? fallback : Number(value));
+  return {
+    firstByteMs: or(e.CHAT_FIRST_BYTE_TIMEOUT_MS, upstreamTimeoutMs),
+    idleMs: or(e.CHAT_STREAM_IDLE_TIMEOUT_MS, upstreamTimeoutMs),
+    callMs: or(e.CHAT_CALL_TIMEOUT_MS, 600_000),
+  };
+}
