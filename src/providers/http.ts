@@ -114,7 +114,7 @@ export class UpstreamClient {
       throw this.failure(err, signal, true);
     }
     if (answer.statusCode < 200 || answer.statusCode >= 300)
-      throw this.refusal(answer.statusCode, answer.body.toString('utf8'));
+      throw this.refusal(answer.statusCode, answer.body.toString('utf8'), answer.retryAfter);
   }
 
   /**
@@ -191,7 +191,8 @@ export class UpstreamClient {
       throw this.failure(err, signal, true);
     }
     const { statusCode } = answer;
-    if (statusCode < 200 || statusCode >= 300) throw this.refusal(statusCode, answer.body.toString('utf8'));
+    if (statusCode < 200 || statusCode >= 300)
+      throw this.refusal(statusCode, answer.body.toString('utf8'), answer.retryAfter);
     const notJson = (why: string) =>
       new UpstreamError('upstream', `${this.provider} answered with ${why}`, {
         status: statusCode,
@@ -237,11 +238,12 @@ export class UpstreamClient {
   }
 
   /** The failure for a non-2xx answer with this error body. */
-  private refusal(status: number, body: string): UpstreamError {
+  private refusal(status: number, body: string, retryAfter?: string): UpstreamError {
     return classifyStatus({
       provider: this.provider,
       status,
       body,
+      retryAfter,
       secret: this.options.secret,
       isCredentialFailure: this.options.isCredentialFailure,
     });
@@ -292,6 +294,17 @@ export interface StatusFailure {
   body: string;
   secret?: string | undefined;
   isCredentialFailure?: ((status: number, errorBody: unknown) => boolean) | undefined;
+  /** The answer's `Retry-After` header, if any. */
+  retryAfter?: string | undefined;
+}
+
+/** A `Retry-After` value (delay in seconds, or an HTTP date) in ms from now; undefined when unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /**
@@ -317,10 +330,16 @@ export function classifyStatus(failure: StatusFailure): UpstreamError {
       { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
     );
   }
+  const after = retryAfterMs(failure.retryAfter);
   return new UpstreamError(
     'upstream',
     `${provider} failed (HTTP ${status})${message ? `: ${message}` : ''}`,
-    { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
+    {
+      status,
+      beforeFirstByte: true,
+      ...(message ? { upstreamMessage: message } : {}),
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    },
   );
 }
 
@@ -332,13 +351,28 @@ export function upstreamMessageOf(parsed: unknown, raw: string): string {
     const error = body.error;
     if (typeof error === 'string') message = error;
     else if (error && typeof error === 'object') message = (error as Record<string, unknown>).message;
-    message ??= body.message ?? body.detail;
+    message ??= body.message ?? validationDetail(body.detail) ?? body.detail;
   } else if (raw && !/^\s*</.test(raw)) {
     message = raw;
   }
   if (typeof message !== 'string') return '';
   const oneLine = message.replace(/\s+/g, ' ').trim();
   return oneLine.length > MESSAGE_LIMIT ? `${oneLine.slice(0, MESSAGE_LIMIT)}…` : oneLine;
+}
+
+/**
+ * A validation error's list of problems (FastAPI's 422 `detail`, as fal answers it: `[{ loc, msg, type }]`) as one
+ * line naming each field: `body.prompt: field required; body.image_size: …`. Undefined for any other shape.
+ */
+function validationDetail(detail: unknown): string | undefined {
+  if (!Array.isArray(detail) || detail.length === 0) return undefined;
+  const parts = detail.map((item) => {
+    const { loc, msg } = (item ?? {}) as { loc?: unknown; msg?: unknown };
+    const where = Array.isArray(loc) ? loc.map(String).join('.') : '';
+    const what = typeof msg === 'string' ? msg : JSON.stringify(item);
+    return where ? `${where}: ${what}` : what;
+  });
+  return parts.join('; ');
 }
 
 /** Removes our key from a text, wherever an upstream or a library may have echoed it. */
