@@ -33,6 +33,13 @@ export interface UpstreamClientOptions {
   baseUrl: string;
   /** How long to wait for response headers, and at most between two chunks of a body. */
   timeoutMs: number;
+  /**
+   * How long a POST (the work itself: an image made, a file transcribed) may take to its first byte, when longer
+   * than `timeoutMs` (the media adapters: the providers bill work that runs for minutes).
+   */
+  firstByteTimeoutMs?: number;
+  /** How long a read of a queued job (GET, PUT or DELETE: status, result, cancel) may take, when shorter. */
+  readTimeoutMs?: number;
   pools: UpstreamPools;
   /** Our key for this upstream, scrubbed from every message that could reach a caller. */
   secret?: string | undefined;
@@ -134,7 +141,7 @@ export class UpstreamClient {
       path: this.basePath + path,
       headers: { 'content-type': body.contentType, 'user-agent': 'kasir', ...headers },
       body: body.bytes,
-      headersTimeout: this.options.timeoutMs,
+      headersTimeout: this.options.firstByteTimeoutMs ?? this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
     };
     let answer: BufferedAnswer;
@@ -216,8 +223,8 @@ export class UpstreamClient {
       method,
       path: this.basePath + path,
       headers: { 'user-agent': 'kasir', ...headers },
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
+      headersTimeout: this.options.readTimeoutMs ?? this.options.timeoutMs,
+      bodyTimeout: this.options.readTimeoutMs ?? this.options.timeoutMs,
     };
   }
 
@@ -232,7 +239,7 @@ export class UpstreamClient {
       path: this.basePath + path,
       headers: { 'content-type': 'application/json', 'user-agent': 'kasir', ...headers },
       body: JSON.stringify(payload),
-      headersTimeout: this.options.timeoutMs,
+      headersTimeout: this.options.firstByteTimeoutMs ?? this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
     };
   }
@@ -264,11 +271,9 @@ export class UpstreamClient {
     if (signal.aborted) return signal.reason;
     const code = (err as { code?: unknown } | null)?.code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-      return new UpstreamError(
-        'timeout',
-        `${this.provider} did not answer within ${this.options.timeoutMs} ms`,
-        { beforeFirstByte },
-      );
+      return new UpstreamError('timeout', `${this.provider} did not answer in the time allowed`, {
+        beforeFirstByte,
+      });
     }
     if (code === 'UND_ERR_BODY_TIMEOUT') {
       return new UpstreamError(

@@ -53,6 +53,8 @@ export interface FalScript {
   resultFaults?: number[];
   /** The `Retry-After` (seconds) sent with a 429 (default 1). */
   retryAfterSeconds?: number;
+  /** The job's first status read is answered only after this many ms (a read that hangs). */
+  statusStallMs?: number;
 }
 
 export interface FalSubmit {
@@ -183,6 +185,11 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       const after = job.script.retryAfterSeconds ?? 1;
       if (req.method === 'GET' && tail === '/status') {
         fake.statusReads++;
+        const stall = job.script.statusStallMs;
+        if (stall) {
+          job.script.statusStallMs = undefined;
+          await new Promise((r) => setTimeout(r, stall));
+        }
         if (job.script.statusDown) return sendFault(res, job.script.statusDown, after);
         const fault = job.script.statusFaults?.shift();
         if (fault) return sendFault(res, fault, after);

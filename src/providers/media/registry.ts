@@ -28,7 +28,10 @@ export function createMediaProviders(config: Config, observer?: ReadObserver): M
     return new UpstreamClient({
       provider: name,
       baseUrl: p.baseUrl,
+      // Between two chunks of a body; the work's first byte and a job's reads have their own limits.
       timeoutMs: config.upstreamTimeoutMs,
+      firstByteTimeoutMs: config.mediaModels.firstByteTimeoutMs,
+      readTimeoutMs: config.mediaModels.readTimeoutMs,
       pools,
       secret: p.apiKey,
     });
