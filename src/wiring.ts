@@ -144,7 +144,11 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       maxRedirects: config.fetch.maxRedirects,
       timeoutMs: config.fetch.timeoutMs,
     });
-    const mediaProviders = createMediaProviders(config);
+    const metrics = createMetrics();
+    const mediaProviders = createMediaProviders(config, {
+      retried: (provider, read) => metrics.upstreamReadRetries.inc({ provider, read }),
+      gaveUp: (provider, read) => metrics.upstreamReadGiveUps.inc({ provider, read }),
+    });
     closers.push(() => mediaProviders.close());
     const files = new FileInputs({
       media,
@@ -186,7 +190,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     const deps: Deps = {
       config,
       log,
-      metrics: createMetrics(),
+      metrics,
       db,
       kv,
       media,

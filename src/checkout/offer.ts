@@ -77,6 +77,12 @@ export interface Offer {
   job?: OfferJob;
   /** Throws an ApiError (e.g. 503 not configured) when the offer cannot run at all; called before any payment. */
   preflight?(input: Record<string, unknown>): void;
+  /**
+   * Reads what the price depends on from the call's own files (an audio's length), writing it into the validated
+   * `input` before the quote; true when it did (the quote is then made again). Throws an ApiError (400 naming the
+   * field) when a file cannot be measured. Called after `preflight`, before any payment.
+   */
+  measure?(input: Record<string, unknown>): Promise<boolean>;
   /** True when run() answers this input with a stream carrying an OutputMeter (a streamed chat). */
   metersStream?(input: Record<string, unknown>): boolean;
   /** Runs the paid work; throws UpstreamError or ApiError on failure. */

@@ -144,13 +144,16 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   const input = checked.value;
   const maxPrice = parseMaxPrice(x.header('x-max-price'));
   const idempotencyKey = readIdempotencyKey(x.header('idempotency-key'));
-  const catalogQuote = memoQuote(deps.catalog, entry, input, checked.modelQuote);
+  let catalogQuote = memoQuote(deps.catalog, entry, input, checked.modelQuote);
   const { price } = sale;
-  const quoteFor = price ? (pc: PriceClass) => price(catalogQuote(pc)) : catalogQuote;
+  const quoteFor = price ? (pc: PriceClass) => price(catalogQuote(pc)) : (pc: PriceClass) => catalogQuote(pc);
   // A route's own price may refuse the input (a generic route's flat price): said before anything else.
   if (price) quoteFor('wallet');
   const req = new ExchangeRequest(x, deps.publicBaseUrl, sale.rawBody);
   sale.offer.preflight?.(input);
+  // An offer whose price depends on its files (an audio's length) measures them now, and is quoted on that.
+  if (sale.offer.measure && (await sale.offer.measure(input)))
+    catalogQuote = memoQuote(deps.catalog, entry, input);
 
   const rail = deps.rails.carriedBy(req);
   if (!rail) {

@@ -49,7 +49,12 @@ export interface FetchOptions {
   /** For a provider's result files only: the provider's hosts (see TrustedHosts). Never for a caller's URL. */
   trusted?: TrustedHosts;
   /** Request headers (a provider's download may need its key), sent to the first URL's origin only, never after a redirect elsewhere. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> /**
+   * With `trusted`: a redirect may lead off the provider's hosts to any host the address rule allows (an
+   * authenticated download on the API's host answered with a signed storage URL). Each hop is checked as a
+   * caller's URL would be, and the headers stay with the first origin.
+   */;
+  redirectsLeaveTrusted?: boolean;
 }
 
 export interface FetchedBody {
@@ -150,8 +155,9 @@ export class SafeFetcher {
     try {
       let current = this.parse(url);
       const first = current;
+      let trusted = options.trusted;
       for (let hop = 0; ; hop++) {
-        const agent = await this.connectable(current, options);
+        const agent = await this.connectable(current, trusted);
         agents.push(agent);
         let answer: Dispatcher.ResponseData;
         try {
@@ -173,6 +179,7 @@ export class SafeFetcher {
           if (hop >= this.policy.maxRedirects)
             throw new FetchFailure('status', `more than ${this.policy.maxRedirects} redirects`);
           current = this.parse(new URL(location, current).href);
+          if (options.redirectsLeaveTrusted) trusted = undefined;
           continue;
         }
         if (answer.statusCode < 200 || answer.statusCode >= 300) {
@@ -236,17 +243,17 @@ export class SafeFetcher {
   }
 
   /** Checks one hop's destination and returns a dispatcher pinned to the address that passed. */
-  private async connectable(url: URL, options: FetchOptions): Promise<Agent> {
+  private async connectable(url: URL, trusted: TrustedHosts | undefined): Promise<Agent> {
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     let policy: AddressPolicy = this.policy;
-    if (options.trusted) {
-      const on = onTrustedHost(url, options.trusted);
+    if (trusted) {
+      const on = onTrustedHost(url, trusted);
       if (!on.ok) throw new FetchFailure('refused', `${url.host} is not one of the provider's hosts`);
       // The configured base URL's host is the operator's choice: it may be on a private network.
       if (on.origin)
         policy = {
           ...this.policy,
-          allowedHosts: new Set([...this.policy.allowedHosts, options.trusted.origin]),
+          allowedHosts: new Set([...this.policy.allowedHosts, trusted.origin]),
         };
     }
     const verdict = await checkDestination(url.hostname, port, policy);

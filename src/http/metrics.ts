@@ -6,6 +6,9 @@ export interface Metrics {
   registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   paidCalls: Counter<'offer' | 'rail' | 'outcome'>;
+  /** Upstream queue reads (a media job's status or result) retried after a transient failure, and given up. */
+  upstreamReadRetries: Counter<'provider' | 'read'>;
+  upstreamReadGiveUps: Counter<'provider' | 'read'>;
 }
 
 export function createMetrics(): Metrics {
@@ -28,9 +31,23 @@ export function createMetrics(): Metrics {
     labelNames: ['offer', 'rail', 'outcome'] as const,
     registers: [registry],
   });
+  const upstreamReadRetries = new Counter({
+    name: 'kasir_upstream_read_retries_total',
+    help: 'Status and result reads of upstream media jobs retried after a 429, 5xx or connection failure',
+    labelNames: ['provider', 'read'] as const,
+    registers: [registry],
+  });
+  const upstreamReadGiveUps = new Counter({
+    name: 'kasir_upstream_read_give_ups_total',
+    help: 'Upstream media jobs given up after their reads kept failing (cancelled upstream, nothing charged)',
+    labelNames: ['provider', 'read'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     paidCalls,
+    upstreamReadRetries,
+    upstreamReadGiveUps,
     observeRequest: (method, route, status, seconds) => requests.observe(method, route, status, seconds),
   };
 }

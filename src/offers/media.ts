@@ -10,14 +10,21 @@ import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
 import type { FetchConfig } from '../config-fetch.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
 import { acceptedMediaType } from '../media/keys.js';
 import type { Media, MediaObject } from '../media/service.js';
 import { MediaTooLargeError, MediaTypeMismatchError } from '../media/store.js';
 import { CallAbort, type CallSignal } from '../providers/call-signal.js';
-import type { MediaCall, MediaOutput, MediaProvider, ProducedFile } from '../providers/media/types.js';
+import type {
+  FileValue,
+  MediaCall,
+  MediaOutput,
+  MediaProvider,
+  ProducedFile,
+} from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
-import type { FileInputs } from './media-files.js';
+import { audioSeconds, billedSeconds, lengthField } from './audio-length.js';
+import { type FileInputs, fileFields } from './media-files.js';
 
 export interface MediaRuntime {
   files: FileInputs;
@@ -50,7 +57,9 @@ async function rehost(
     accept: [`${kind}/*`, 'application/octet-stream', 'binary/octet-stream'],
     trusted,
     signal,
-    ...(file.headers ? { headers: file.headers } : {}),
+    // An authenticated download (Veo's file, Sora's content) may redirect to a storage host: followed, each hop
+    // checked by the address rule, the key kept for the provider's own origin.
+    ...(file.headers ? { headers: file.headers, redirectsLeaveTrusted: true } : {}),
   });
   const type = acceptedMediaType(opened.contentType) ?? acceptedMediaType(file.contentType);
   if (!type) {
@@ -82,18 +91,24 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
   const fileLimit =
     entry.category === 'speech-to-text' ? rt.limits.transcriptionMaxBytes : rt.limits.maxBytes;
 
-  /** The adapter's call for a validated input: local inputs dropped, file inputs resolved. */
-  const callOf = async (input: Record<string, unknown>, ctx: RunContext): Promise<MediaCall> => {
+  /** The length field of a speech-to-text price (`duration`): measured from the file, never taken as declared. */
+  const measuredField = lengthField(entry);
+  /** Files fetched to be measured, kept for the run when the adapter sends bytes (so they are fetched once). */
+  const fetched = new WeakMap<Record<string, unknown>, Record<string, FileValue | FileValue[]>>();
+
+  /** The upstream part of a validated input: local inputs (the length, `model`) dropped. */
+  const upstreamOf = (input: Record<string, unknown>) => {
     const upstreamInput: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(input)) if (!local.has(key)) upstreamInput[key] = value;
-    const files = await rt.files.resolve(
-      entry,
-      upstreamInput,
-      provider.fileInputs,
-      ctx.signal,
-      fileLimit,
-      input,
-    );
+    return upstreamInput;
+  };
+
+  /** The adapter's call for a validated input: local inputs dropped, file inputs resolved. */
+  const callOf = async (input: Record<string, unknown>, ctx: RunContext): Promise<MediaCall> => {
+    const upstreamInput = upstreamOf(input);
+    const kept = provider.fileInputs === 'bytes' ? fetched.get(input) : undefined;
+    const files =
+      kept ?? (await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit, input));
     return {
       endpoint: entry.upstream.endpoint,
       produces: kind,
@@ -142,7 +157,38 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
   return {
     entry,
     ...(job ? { job } : {}),
-    preflight() {
+    ...(measuredField
+      ? {
+          async measure(input: Record<string, unknown>) {
+            const [file] = fileFields(entry);
+            if (!file) return false;
+            const files = await rt.files.resolve(
+              entry,
+              upstreamOf(input),
+              'bytes',
+              new CallAbort(),
+              fileLimit,
+              input,
+            );
+            const value = files[file.field];
+            if (!value || Array.isArray(value) || value.kind !== 'bytes') return false;
+            const seconds = await audioSeconds(value.bytes, value.contentType);
+            if (seconds === undefined)
+              throw invalidInput([
+                {
+                  field: file.field,
+                  message: `the length of this ${value.contentType} file cannot be read from its headers; send a common audio format (mp3, wav, m4a, ogg, flac, webm)`,
+                },
+              ]);
+            input[measuredField] = billedSeconds(entry, measuredField, file.field, seconds);
+            fetched.set(input, files);
+            return true;
+          },
+        }
+      : {}),
+    preflight(input) {
+      const refused = provider.refuse?.(entry.upstream.endpoint, input);
+      if (refused) throw invalidInput([refused]);
       if (provider.missing)
         throw new ApiError(
           'not_configured',

@@ -12,6 +12,8 @@ export interface BufferedAnswer {
   body: Buffer;
   /** The upstream sent more than its limit: `body` holds the first bytes up to it, and the connection was cut. */
   truncated: boolean;
+  /** A refusal's `Retry-After` header, as sent (seconds or an HTTP date). */
+  retryAfter?: string;
 }
 
 class AnswerTooLarge extends Error {}
@@ -43,6 +45,7 @@ export function bufferedRequest(
     let controller: Dispatcher.DispatchController | null = null;
     let settled = false;
     let statusCode = 0;
+    let retryAfter: string | undefined;
     let limit = limits.ok;
     let size = 0;
     const chunks: Buffer[] = [];
@@ -55,7 +58,13 @@ export function bufferedRequest(
         return;
       }
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      resolve({ statusCode, body: truncated ? body.subarray(0, limit) : body, truncated });
+      const answer: BufferedAnswer = {
+        statusCode,
+        body: truncated ? body.subarray(0, limit) : body,
+        truncated,
+      };
+      if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+      resolve(answer);
     };
     const onAbort = () => {
       const { reason } = signal;
@@ -81,7 +90,11 @@ export function bufferedRequest(
               .toLowerCase() ?? '',
           );
         }
-        if (status < 200 || status >= 300) limit = limits.error;
+        if (status < 200 || status >= 300) {
+          limit = limits.error;
+          const after = headers['retry-after'];
+          if (after !== undefined) retryAfter = String(Array.isArray(after) ? after[0] : after);
+        }
       },
       onResponseData(c, chunk) {
         chunks.push(chunk);

@@ -68,6 +68,27 @@ describe('upstreamMessageOf', () => {
     expect(upstreamMessageOf(undefined, 'plain text\nfailure')).toBe('plain text failure');
     expect(upstreamMessageOf(undefined, '<html><body>502</body></html>')).toBe('');
   });
+
+  it("names each field of a validation error's list (fal's 422 `detail: [{ loc, msg, type }]`)", () => {
+    const detail = [
+      { loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' },
+      { loc: ['body', 'image_size'], msg: 'unexpected value', type: 'value_error' },
+    ];
+    expect(upstreamMessageOf({ detail }, '')).toBe(
+      'body.prompt: field required; body.image_size: unexpected value',
+    );
+  });
+});
+
+describe('classifyStatus', () => {
+  it("keeps a 429's Retry-After, in seconds or as a date, for the retry to honour", () => {
+    const a = classifyStatus({ provider: 'fal', status: 429, body: '{}', retryAfter: '3' });
+    expect(a.options.retryAfterMs).toBe(3000);
+    const at = new Date(Date.now() + 10_000).toUTCString();
+    const b = classifyStatus({ provider: 'fal', status: 503, body: '{}', retryAfter: at });
+    expect(b.options.retryAfterMs).toBeGreaterThan(8000);
+    expect(b.options.retryAfterMs).toBeLessThanOrEqual(10_000);
+  });
 });
 
 describe('redact', () => {

@@ -40,6 +40,13 @@ export interface UpstreamClientOptions {
    * call, since the answer comes once the model has finished (default `timeoutMs`).
    */
   answerTimeoutMs?: number;
+  /**
+   * How long a POST (the work itself: an image made, a file transcribed) may take to its first byte, when longer
+   * than `timeoutMs` (the media adapters: the providers bill work that runs for minutes).
+   */
+  firstByteTimeoutMs?: number;
+  /** How long a read of a queued job (GET, PUT or DELETE: status, result, cancel) may take, when shorter. */
+  readTimeoutMs?: number;
   pools: UpstreamPools;
   /** Our key for this upstream, scrubbed from every message that could reach a caller. */
   secret?: string | undefined;
@@ -96,7 +103,7 @@ export class UpstreamClient {
     headers: Record<string, string>,
     signal: CallSignal,
   ): Promise<unknown> {
-    const waitMs = this.options.answerTimeoutMs ?? this.options.timeoutMs;
+    const waitMs = this.options.answerTimeoutMs ?? this.options.firstByteTimeoutMs ?? this.options.timeoutMs;
     return this.exchangeJson(this.jsonPost(path, payload, headers, waitMs), signal);
   }
 
@@ -122,7 +129,7 @@ export class UpstreamClient {
       throw this.failure(err, signal, true);
     }
     if (answer.statusCode < 200 || answer.statusCode >= 300)
-      throw this.refusal(answer.statusCode, answer.body.toString('utf8'));
+      throw this.refusal(answer.statusCode, answer.body.toString('utf8'), answer.retryAfter);
   }
 
   /**
@@ -142,7 +149,7 @@ export class UpstreamClient {
       path: this.basePath + path,
       headers: { 'content-type': body.contentType, 'user-agent': 'kasir', ...headers },
       body: body.bytes,
-      headersTimeout: this.options.timeoutMs,
+      headersTimeout: this.options.firstByteTimeoutMs ?? this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
     };
     let answer: BufferedAnswer;
@@ -199,7 +206,8 @@ export class UpstreamClient {
       throw this.failure(err, signal, true, options.headersTimeout ?? undefined);
     }
     const { statusCode } = answer;
-    if (statusCode < 200 || statusCode >= 300) throw this.refusal(statusCode, answer.body.toString('utf8'));
+    if (statusCode < 200 || statusCode >= 300)
+      throw this.refusal(statusCode, answer.body.toString('utf8'), answer.retryAfter);
     const notJson = (why: string) =>
       new UpstreamError('upstream', `${this.provider} answered with ${why}`, {
         status: statusCode,
@@ -223,8 +231,8 @@ export class UpstreamClient {
       method,
       path: this.basePath + path,
       headers: { 'user-agent': 'kasir', ...headers },
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
+      headersTimeout: this.options.readTimeoutMs ?? this.options.timeoutMs,
+      bodyTimeout: this.options.readTimeoutMs ?? this.options.timeoutMs,
     };
   }
 
@@ -246,11 +254,12 @@ export class UpstreamClient {
   }
 
   /** The failure for a non-2xx answer with this error body. */
-  private refusal(status: number, body: string): UpstreamError {
+  private refusal(status: number, body: string, retryAfter?: string): UpstreamError {
     return classifyStatus({
       provider: this.provider,
       status,
       body,
+      retryAfter,
       secret: this.options.secret,
       isCredentialFailure: this.options.isCredentialFailure,
     });
@@ -299,6 +308,17 @@ export interface StatusFailure {
   body: string;
   secret?: string | undefined;
   isCredentialFailure?: ((status: number, errorBody: unknown) => boolean) | undefined;
+  /** The answer's `Retry-After` header, if any. */
+  retryAfter?: string | undefined;
+}
+
+/** A `Retry-After` value (delay in seconds, or an HTTP date) in ms from now; undefined when unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /**
@@ -324,10 +344,16 @@ export function classifyStatus(failure: StatusFailure): UpstreamError {
       { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
     );
   }
+  const after = retryAfterMs(failure.retryAfter);
   return new UpstreamError(
     'upstream',
     `${provider} failed (HTTP ${status})${message ? `: ${message}` : ''}`,
-    { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
+    {
+      status,
+      beforeFirstByte: true,
+      ...(message ? { upstreamMessage: message } : {}),
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    },
   );
 }
 
@@ -339,13 +365,28 @@ export function upstreamMessageOf(parsed: unknown, raw: string): string {
     const error = body.error;
     if (typeof error === 'string') message = error;
     else if (error && typeof error === 'object') message = (error as Record<string, unknown>).message;
-    message ??= body.message ?? body.detail;
+    message ??= body.message ?? validationDetail(body.detail) ?? body.detail;
   } else if (raw && !/^\s*</.test(raw)) {
     message = raw;
   }
   if (typeof message !== 'string') return '';
   const oneLine = message.replace(/\s+/g, ' ').trim();
   return oneLine.length > MESSAGE_LIMIT ? `${oneLine.slice(0, MESSAGE_LIMIT)}…` : oneLine;
+}
+
+/**
+ * A validation error's list of problems (FastAPI's 422 `detail`, as fal answers it: `[{ loc, msg, type }]`) as one
+ * line naming each field: `body.prompt: field required; body.image_size: …`. Undefined for any other shape.
+ */
+function validationDetail(detail: unknown): string | undefined {
+  if (!Array.isArray(detail) || detail.length === 0) return undefined;
+  const parts = detail.map((item) => {
+    const { loc, msg } = (item ?? {}) as { loc?: unknown; msg?: unknown };
+    const where = Array.isArray(loc) ? loc.map(String).join('.') : '';
+    const what = typeof msg === 'string' ? msg : JSON.stringify(item);
+    return where ? `${where}: ${what}` : what;
+  });
+  return parts.join('; ');
 }
 
 /** Removes our key from a text, wherever an upstream or a library may have echoed it. */

@@ -23,6 +23,8 @@ export class UpstreamError extends Error {
       beforeFirstByte?: boolean;
       /** The upstream's own error message, safe to show the caller (never contains our key). */
       upstreamMessage?: string;
+      /** How long the upstream asked to wait before trying again (its `Retry-After`), in ms. */
+      retryAfterMs?: number;
     } = {},
   ) {
     super(message);

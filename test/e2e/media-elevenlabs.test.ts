@@ -1,16 +1,13 @@
 // ElevenLabs end to end on each database (a local fake in its wire format): speech and music re-hosted byte for
 // byte and charged the quote, a transcription from a data URI, failures charged nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mp3 } from '../fakes/audio-files.js';
 import { type FakeElevenLabs, startFakeElevenLabs } from '../fakes/elevenlabs-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
 
-const MP3 = Buffer.concat([
-  Buffer.from('ID3', 'latin1'),
-  Buffer.from([3, 0, 0, 0, 0, 0, 0, 0xff, 0xfb, 0x90, 0x64]),
-  Buffer.alloc(300, 1),
-]);
+const MP3 = mp3(4);
 
 describe.each(DB_TARGETS)('ElevenLabs media models on %s', (db) => {
   let kasir: PaidKasir;

@@ -119,6 +119,25 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
     ).toBe(true);
   });
 
+  it('sends Veo reference images with the upper-case referenceType the Gemini API takes', async () => {
+    const body = {
+      model: 'google/veo-3.1-generate-preview',
+      prompt: 'batik',
+      referenceImages: [PNG_URI],
+      durationSeconds: 8,
+    };
+    const answer = await post('/v1/video/generations', body);
+    expectQuoteCharged(kasir, answer, body);
+    const instances = google.requests.at(-1)?.body.instances as Array<Record<string, unknown>> | undefined;
+    const instance = instances?.[0];
+    expect(instance?.referenceImages).toEqual([
+      {
+        image: { bytesBase64Encoded: PNG.toString('base64'), mimeType: 'image/png' },
+        referenceType: 'ASSET',
+      },
+    ]);
+  });
+
   it('refuses bad input with a 400 naming the field, charging nothing', async () => {
     const before = await kasir.balance(accountId);
     const sent = google.requests.length;
@@ -135,6 +154,8 @@ describe.each(DB_TARGETS)('Google media models on %s', (db) => {
         { model: 'google/veo-3.1-generate-preview', prompt: 'x', image: 'http://127.0.0.1:1/a.png' },
         'image',
       ],
+      // Veo's seed is Vertex-only: the Gemini API refuses it.
+      ['/v1/video/generations', { model: 'google/veo-3.1-generate-preview', prompt: 'x', seed: 7 }, 'seed'],
     ] as const) {
       const answer = await post(path, body);
       expect(answer.status, JSON.stringify(answer.json)).toBe(400);

@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mp3 } from '../fakes/audio-files.js';
 import { type FakeOpenAiMedia, startFakeOpenAiMedia } from '../fakes/openai-media-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -12,13 +13,8 @@ import { postPaid } from '../support/paid-call.js';
 const FUNDS = 50_000_000;
 const FLUX = 'black-forest-labs/flux-schnell@fal';
 const KONTEXT = 'black-forest-labs/flux-kontext-pro';
-/** An MP3 frame header after an ID3 tag: enough for file-type to call it audio/mpeg. */
-const MP3 = Buffer.concat([
-  Buffer.from('ID3', 'latin1'),
-  Buffer.from([3, 0, 0, 0, 0, 0, 0]),
-  Buffer.from([0xff, 0xfb, 0x90, 0x64]),
-  Buffer.alloc(400, 7),
-]);
+/** A real MP3 (CBR frames): file-type calls it audio/mpeg, and its length (4 s) is read from its frames. */
+const MP3 = mp3(4);
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 interface Answer {

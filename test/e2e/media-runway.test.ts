@@ -119,6 +119,8 @@ describe.each(DB_TARGETS)('Runway video models on %s', (db) => {
       ],
       [{ model: 'runwayml/gen4_aleph', videoUri: 'http://[::1]/v.mp4', promptText: 'x' }, 'videoUri'],
       [{ model: 'runwayml/gen4.5', promptText: 'x', ratio: '1280:720', duration: 11 }, 'duration'],
+      // gen4.5 from text alone: 1280:720 and 720:1280 only.
+      [{ model: 'runwayml/gen4.5', promptText: 'x', ratio: '960:960', duration: 2 }, 'ratio'],
     ] as const) {
       const answer = await post(body);
       expect(answer.status, JSON.stringify(answer.json)).toBe(400);

@@ -1,38 +1,40 @@
-// AssemblyAI and Deepgram end to end on each database (local fakes in their wire formats): a public URL passed on,
+// AssemblyAI and Deepgram end to end on each database (local fakes in their wire formats): a public URL passed on
+// (after kasir read its length),
 // an inline file uploaded (AssemblyAI) or sent as the body (Deepgram), the provider's own transcript answered and
 // charged the quote; bad input and upstream failures charged nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAssemblyAi, startFakeAssemblyAi } from '../fakes/assemblyai-upstream.js';
+import { type AudioHost, mp3, startAudioHost } from '../fakes/audio-files.js';
 import { type FakeDeepgram, startFakeDeepgram } from '../fakes/deepgram-upstream.js';
 import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { expectQuoteCharged, postPaid } from '../support/paid-call.js';
 
-const MP3 = Buffer.concat([
-  Buffer.from('ID3', 'latin1'),
-  Buffer.from([3, 0, 0, 0, 0, 0, 0, 0xff, 0xfb, 0x90, 0x64]),
-  Buffer.alloc(500, 7),
-]);
+/** A real MP3 of 5 s (CBR frames): kasir reads its length before the quote. */
+const MP3 = mp3(5);
 const DATA_URI = `data:audio/mpeg;base64,${MP3.toString('base64')}`;
-/** An address the operator allowlisted (as FETCH_ALLOWED_HOSTS allows): passed on, never fetched by kasir. */
-const PUBLIC_AUDIO = 'http://127.0.0.1:8999/call.mp3';
+/** A 90-second recording on an address the operator allowlisted (as FETCH_ALLOWED_HOSTS allows): measured, then passed on. */
+let PUBLIC_AUDIO = '';
 
 describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) => {
   let kasir: PaidKasir;
   let assembly: FakeAssemblyAi;
   let deepgram: FakeDeepgram;
+  let host: AudioHost;
   let key: string;
   let accountId: string;
 
   beforeAll(async () => {
     assembly = await startFakeAssemblyAi({ apiKey: 'aai-fake' });
     deepgram = await startFakeDeepgram({ apiKey: 'dg-fake' });
+    host = await startAudioHost({ '/call.mp3': mp3(90) });
+    PUBLIC_AUDIO = `${host.url}/call.mp3`;
     kasir = await startPaidKasir(db, {
       ASSEMBLYAI_API_KEY: 'aai-fake',
       ASSEMBLYAI_BASE_URL: assembly.url,
       DEEPGRAM_API_KEY: 'dg-fake',
       DEEPGRAM_BASE_URL: deepgram.url,
-      FETCH_ALLOWED_HOSTS: '127.0.0.1:8999',
+      FETCH_ALLOWED_HOSTS: new URL(host.url).host,
     });
     ({ key, accountId } = await kasir.fundedKey(20_000_000));
   });
@@ -40,6 +42,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
     await kasir.stop();
     await assembly.close();
     await deepgram.close();
+    await host.close();
   });
 
   const post = (body: Record<string, unknown>) =>
@@ -90,7 +93,7 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
       diarize: true,
       keyterm: ['kasir', 'rupiah'],
       callback: 'https://example.com/hook',
-      duration: 61,
+      duration: 90,
     };
     const answer = await post(body);
     expectQuoteCharged(kasir, answer, body);
@@ -109,12 +112,12 @@ describe.each(DB_TARGETS)('AssemblyAI and Deepgram transcriptions on %s', (db) =
   });
 
   it('sends Deepgram an inline file as the body with its content type', async () => {
-    const body = { model: 'deepgram/nova-3', audio_base64: MP3.toString('base64'), duration: 3 };
+    const body = { model: 'deepgram/nova-3', audio_base64: MP3.toString('base64'), duration: 5 };
     const answer = await post(body);
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     // The generic audio_base64 fills the model's own file field before the price is read.
     expect(answer.charged).toBe(
-      String(kasir.quote({ model: 'deepgram/nova-3', url: DATA_URI, duration: 3 })),
+      String(kasir.quote({ model: 'deepgram/nova-3', url: DATA_URI, duration: 5 })),
     );
     const sent = deepgram.requests.at(-1);
     expect(sent?.contentType).toBe('audio/mpeg');

@@ -10,9 +10,19 @@
  *   fal.setScript({ polls: 2, output: 'video', fileBytes: 1_000_000 });
  *   ... fal.files.get(url) ... fal.submits[0].body ... fal.cancels ...
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { bytesFor } from './file-bytes.js';
 import { closeServer, listen, sendJson } from './http.js';
+
+/** A transient failure as fal's queue answers it: a 429 with `Retry-After`, or a 5xx, each with a `detail`. */
+function sendFault(res: ServerResponse, status: number, retryAfterSeconds: number): void {
+  if (status === 429) {
+    res.setHeader('retry-after', String(retryAfterSeconds));
+    sendJson(res, 429, { detail: 'Too many requests, please slow down' });
+    return;
+  }
+  sendJson(res, status, { detail: status === 503 ? 'Service Unavailable' : 'Internal Server Error' });
+}
 
 export type FalOutputKind = 'image' | 'video' | 'audio' | 'text';
 
@@ -37,6 +47,16 @@ export interface FalScript {
   resultUrl?: string;
   /** The result files are served this slowly: one chunk every this many ms. */
   fileChunkDelayMs?: number;
+  /** The job's first status reads fail with these statuses, in order (a 429 carries `Retry-After`). */
+  statusFaults?: number[];
+  /** Every status read of the job fails with this status (a queue that stays down). */
+  statusDown?: number;
+  /** The job's first result reads fail with these statuses, in order. */
+  resultFaults?: number[];
+  /** The `Retry-After` (seconds) sent with a 429 (default 1). */
+  retryAfterSeconds?: number;
+  /** The job's first status read is answered only after this many ms (a read that hangs). */
+  statusStallMs?: number;
 }
 
 export interface FalSubmit {
@@ -87,7 +107,12 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
   const endpointScripts = new Map<string, FalScript>();
   const jobs = new Map<
     string,
-    { endpoint: string; reads: number; script: FalScript; body: Record<string, unknown> }
+    {
+      endpoint: string;
+      reads: number;
+      script: FalScript;
+      body: Record<string, unknown>;
+    }
   >();
   let seq = 0;
   const fake: FakeFal = {
@@ -159,8 +184,17 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       const job = jobs.get(id);
       if (!job) return sendJson(res, 404, { detail: `Request ${id} not found` });
       const root = `${fake.url}/${app}/requests/${id}`;
+      const after = job.script.retryAfterSeconds ?? 1;
       if (req.method === 'GET' && tail === '/status') {
         fake.statusReads++;
+        const stall = job.script.statusStallMs;
+        if (stall) {
+          job.script.statusStallMs = undefined;
+          await new Promise((r) => setTimeout(r, stall));
+        }
+        if (job.script.statusDown) return sendFault(res, job.script.statusDown, after);
+        const fault = job.script.statusFaults?.shift();
+        if (fault) return sendFault(res, fault, after);
         job.reads++;
         const polls = job.script.polls ?? 1;
         if (job.reads <= polls)
@@ -190,9 +224,16 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
       }
       if (req.method === 'PUT' && tail === '/cancel') {
         fake.cancels.push(id);
+        // fal refuses to cancel a request that has already run to its end.
+        if (job.reads > (job.script.polls ?? 1)) return sendJson(res, 400, { status: 'ALREADY_COMPLETED' });
         return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
       }
       if (req.method === 'GET' && tail === undefined) {
+        // fal answers a result read of an unfinished request 400 (`Request is still in progress`).
+        if (job.reads <= (job.script.polls ?? 1))
+          return sendJson(res, 400, { detail: 'Request is still in progress' });
+        const fault = job.script.resultFaults?.shift();
+        if (fault) return sendFault(res, fault, after);
         if (job.script.resultStatus === 422)
           return sendJson(res, 422, {
             detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }],
@@ -210,7 +251,16 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     if (own.submitStatus)
       return sendJson(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
     const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
-    jobs.set(id, { endpoint, reads: 0, script: { ...own }, body });
+    jobs.set(id, {
+      endpoint,
+      reads: 0,
+      script: {
+        ...own,
+        statusFaults: [...(own.statusFaults ?? [])],
+        resultFaults: [...(own.resultFaults ?? [])],
+      },
+      body,
+    });
     fake.submits.push({ endpoint, requestId: id, body });
     const app = endpoint.split('/').slice(0, 2).join('/');
     const root = `${fake.url}/${app}/requests/${id}`;

@@ -20,6 +20,8 @@ export interface GoogleMediaScript {
   operationError?: { code: number; message: string };
   /** Every POST fails with this HTTP status. */
   failWith?: number;
+  /** Video downloads answer 302 to this storage host, which then serves the file (as a signed URL would). */
+  redirectTo?: { url: string; put(path: string, bytes: Buffer, contentType: string): void };
 }
 
 export interface FakeGoogleMedia {
@@ -73,6 +75,11 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       const file = files.get(download[1] ?? '');
       if (!file || url.searchParams.get('alt') !== 'media')
         return error(res, 404, 'NOT_FOUND', 'File not found');
+      if (script.redirectTo) {
+        const path = `/bucket/${download[1]}.mp4`;
+        script.redirectTo.put(path, file, 'video/mp4');
+        return res.writeHead(302, { location: `${script.redirectTo.url}${path}?sig=fake` }).end();
+      }
       return res.writeHead(200, { 'content-type': 'video/mp4' }).end(file);
     }
     if (key !== options.apiKey)
@@ -108,6 +115,19 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
     if (script.failWith) return error(res, script.failWith, 'INTERNAL', `failed with ${script.failWith}`);
     const [, model = '', method] = call;
     const instance = (body.instances as Array<Record<string, unknown>> | undefined)?.[0];
+    if (method === 'predictLongRunning') {
+      // The Gemini API's Veo: `seed` is Vertex-only, `referenceType` is the upper-case enum ASSET | STYLE.
+      if ((body.parameters as { seed?: unknown } | undefined)?.seed !== undefined)
+        return error(res, 400, 'INVALID_ARGUMENT', "`seed` isn't supported by this model.");
+      const refs = (instance?.referenceImages ?? []) as Array<{ referenceType?: unknown }>;
+      if (refs.some((r) => r.referenceType !== 'ASSET' && r.referenceType !== 'STYLE'))
+        return error(
+          res,
+          400,
+          'INVALID_ARGUMENT',
+          "Invalid value at 'instances[0].reference_images[0].reference_type'",
+        );
+    }
     if (method === 'predict') {
       if (typeof instance?.prompt !== 'string')
         return error(res, 400, 'INVALID_ARGUMENT', 'prompt is required');

@@ -2,7 +2,8 @@
  * A fake OpenAI media upstream: a real HTTP server on 127.0.0.1 under /v1 speaking POST /v1/images/generations
  * (`{ created, data: [{ b64_json, revised_prompt }], usage }`), POST /v1/audio/speech (the audio bytes, with their
  * content type), POST /v1/audio/transcriptions (multipart/form-data in, `{ text, usage }` for json, plain text
- * for text/srt/vtt) and the Videos API (Sora, openai-videos.ts), with OpenAI's
+ * for text/srt/vtt; server-sent events `transcript.text.delta` / `transcript.text.done` for a gpt-4o model asked
+ * to `stream`) and the Videos API (Sora, openai-videos.ts), with OpenAI's
  * `{ error: { message, type, param, code } }` bodies. Every request needs the Bearer key, content downloads too.
  *
  *   const fake = await startFakeOpenAiMedia({ apiKey: 'sk-test' });
@@ -22,6 +23,8 @@ export interface OpenAiMediaScript {
   status?: number;
   /** How the videos created from now on go. */
   video?: VideoScript;
+  /** Every answer starts only after this many ms (a slow image model). */
+  delayMs?: number;
 }
 
 export interface OpenAiMediaRequest {
@@ -82,6 +85,7 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
       return sendJson(res, 400, openAiErrorBody(400, 'We could not parse the JSON body of your request.'));
     }
     fake.requests.push(recorded);
+    if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
     if (script.status) return sendJson(res, script.status, openAiErrorBody(script.status));
     const body = recorded.json ?? {};
     if (await fake.videos.handle(req.method ?? 'GET', url, recorded.form, res)) return;
@@ -113,6 +117,15 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
       const name = (file as File).name;
       const text = `heard ${file.size} bytes of ${file.type} in ${name}`;
       const format = String(recorded.form?.get('response_format') ?? 'json');
+      const model = String(recorded.form?.get('model') ?? '');
+      // The gpt-4o transcribe models stream server-sent events when asked; whisper-1 ignores `stream`.
+      if (recorded.form?.get('stream') === 'true' && model !== 'whisper-1') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const word of text.split(' '))
+          res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta: `${word} ` })}\n\n`);
+        const usage = { type: 'tokens', input_tokens: 14, output_tokens: 9, total_tokens: 23 };
+        return res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text, usage })}\n\n`);
+      }
       if (format === 'text') {
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         return res.end(text);

@@ -20,6 +20,8 @@ export interface VideoScript {
   failure?: { code: string; message: string };
   /** The MP4's size in bytes (default 64 KiB). */
   bytes?: number;
+  /** Content downloads answer 302 to this storage host, which then serves the file (as a signed URL would). */
+  redirectTo?: { url: string; put(path: string, bytes: Buffer, contentType: string): void };
 }
 
 export interface FakeVideo {
@@ -195,6 +197,10 @@ export class FakeVideos {
       );
     else if (this.statusOf(v) !== 'completed')
       invalid(res, null, `Video '${v.id}' is not completed; its content is not available.`);
-    else res.writeHead(200, { 'content-type': file.type }).end(file.of(v));
+    else if (v.script.redirectTo) {
+      const path = `/videos/${v.id}/${variant}`;
+      v.script.redirectTo.put(path, file.of(v), file.type);
+      res.writeHead(302, { location: `${v.script.redirectTo.url}${path}?se=fake` }).end();
+    } else res.writeHead(200, { 'content-type': file.type }).end(file.of(v));
   }
 }

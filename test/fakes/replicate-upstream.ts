@@ -3,7 +3,8 @@
  * POST /v1/models/{owner}/{name}/predictions (`{ input }`, `Authorization: Bearer <token>`) answers 201 with the
  * prediction `{ id, model, input, status, output, error, logs, created_at, urls: { get, cancel } }`; with
  * `Prefer: wait` a quick prediction comes back already `succeeded`. GET /v1/predictions/{id} walks starting →
- * processing → succeeded (or failed with `error`); POST /v1/predictions/{id}/cancel marks it canceled. Output
+ * processing → succeeded (or failed with `error`, or aborted); a read can be scripted to fail with 429 (with
+ * `Retry-After`) or 5xx, as Replicate's API does under load; POST /v1/predictions/{id}/cancel marks it canceled. Output
  * files are served by the fake under /files/. Invalid input answers 422 with Replicate's problem body.
  */
 import { createServer } from 'node:http';
@@ -19,6 +20,12 @@ export interface ReplicateScript {
   createStatus?: number;
   /** The output is a list of this many files (else one URL string). */
   files?: number;
+  /** The prediction's first reads fail with these statuses, in order (a 429 carries `Retry-After`). */
+  readFaults?: number[];
+  /** Every read of the prediction fails with this status. */
+  readDown?: number;
+  /** The prediction ends `aborted` (stopped before it started: a deadline passed while it was queued). */
+  aborted?: boolean;
 }
 
 export interface FakeReplicate {
@@ -65,6 +72,7 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       urls,
     };
     if (p.canceled) return { ...base, status: 'canceled', output: null, error: null };
+    if (done && p.script.aborted) return { ...base, status: 'aborted', output: null, error: null };
     if (!done)
       return { ...base, status: p.reads <= 1 ? 'starting' : 'processing', output: null, error: null };
     if (p.script.error) return { ...base, status: 'failed', output: null, error: p.script.error };
@@ -122,7 +130,7 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
         model: String(create[1]),
         input: body.input,
         reads: 0,
-        script: { ...script },
+        script: { ...script, readFaults: [...(script.readFaults ?? [])] },
         canceled: false,
       });
       const done = prefer?.startsWith('wait') === true && (script.polls ?? 0) === 0;
@@ -140,10 +148,22 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
         });
       if (req.method === 'POST' && get[2]) {
         fake.cancels.push(id);
+        // A prediction already at its end stays as it is (Replicate answers it unchanged).
+        if (p.reads > (p.script.polls ?? 0) && !p.script.readDown) return sendJson(res, 200, view(id, true));
         p.canceled = true;
         return sendJson(res, 200, view(id, false));
       }
       if (req.method === 'GET' && !get[2]) {
+        const fault = p.script.readDown ?? p.script.readFaults?.shift();
+        if (fault === 429) {
+          res.setHeader('retry-after', '1');
+          return sendJson(res, 429, {
+            title: 'Request was throttled.',
+            detail: 'Request was throttled. Expected available in 1 second.',
+            status: 429,
+          });
+        }
+        if (fault) return sendJson(res, fault, { title: 'Service Unavailable', status: fault });
         p.reads++;
         return sendJson(res, 200, view(id, p.reads > (p.script.polls ?? 0)));
       }

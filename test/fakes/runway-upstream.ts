@@ -77,6 +77,13 @@ export async function startFakeRunway(options: { secret: string }): Promise<Fake
         return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['videoUri'] }] });
       if (body.ratio !== undefined && !RATIOS.test(String(body.ratio)))
         return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['ratio'] }] });
+      // gen4.5 from text alone takes only the two 720p ratios (Runway's API reference).
+      if (
+        create[1] === 'text_to_video' &&
+        body.model === 'gen4.5' &&
+        !['1280:720', '720:1280'].includes(String(body.ratio))
+      )
+        return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ path: ['ratio'] }] });
       const id = randomUUID();
       const output = `${fake.url}/files/${id}.mp4`;
       const bytes = Buffer.concat(

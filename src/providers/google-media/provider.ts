@@ -9,7 +9,7 @@ import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { googleHeaders, googleTrustedHosts } from './config.js';
-import { familyOf, googleRequest } from './request.js';
+import { familyOf, googleRefusal, googleRequest } from './request.js';
 import { geminiImages, imagenImages, operation, operationState, operationVideos } from './response.js';
 
 /** Imagen and the Gemini image models: one exchange each, images answered inline. */
@@ -46,8 +46,11 @@ export function createGoogleVideoProvider(
       return operationVideos(await read(handle, signal), headers);
     },
   };
-  return queuedProvider('google', config, queue, timing, {
-    fileInputs: 'bytes',
-    trusted: googleTrustedHosts(config),
-  });
+  return {
+    ...queuedProvider('google', config, queue, timing, {
+      fileInputs: 'bytes',
+      trusted: googleTrustedHosts(config),
+    }),
+    refuse: googleRefusal,
+  };
 }

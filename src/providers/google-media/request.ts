@@ -3,7 +3,7 @@
  * - Imagen: `POST /v1beta/models/{model}:predict` `{ instances: [{ prompt }], parameters: { sampleCount, aspectRatio,
  *   imageSize, personGeneration } }`;
  * - Veo: `POST /v1beta/models/{model}:predictLongRunning` `{ instances: [{ prompt, image, lastFrame,
- *   referenceImages: [{ image, referenceType: 'asset' }] }], parameters: { aspectRatio, resolution, durationSeconds,
+ *   referenceImages: [{ image, referenceType: 'ASSET' }] }], parameters: { aspectRatio, resolution, durationSeconds,
  *   negativePrompt, seed, personGeneration } }`, images as `{ bytesBase64Encoded, mimeType }`;
  * - Gemini image models: `POST /v1beta/models/{model}:generateContent` with the prompt and reference images as parts
  *   and `generationConfig: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio, imageSize } }`.
@@ -51,7 +51,7 @@ export function googleRequest(call: MediaCall): { path: string; body: Record<str
       if (last) instance.lastFrame = vertexImage(last);
       const refs = list(call.files.referenceImages);
       if (refs.length > 0)
-        instance.referenceImages = refs.map((f) => ({ image: vertexImage(f), referenceType: 'asset' }));
+        instance.referenceImages = refs.map((f) => ({ image: vertexImage(f), referenceType: 'ASSET' }));
       return {
         path: `${model}:predictLongRunning`,
         body: { instances: [instance], parameters: { ...rest, aspectRatio } },
@@ -72,4 +72,17 @@ export function googleRequest(call: MediaCall): { path: string; body: Record<str
       };
     }
   }
+}
+
+/**
+ * The Gemini API's rules the schema cannot state: Veo's `seed` is a Vertex AI parameter, which the Gemini API
+ * (the one kasir calls, with an API key) refuses.
+ */
+export function googleRefusal(
+  endpoint: string,
+  input: Record<string, unknown>,
+): { field: string; message: string } | undefined {
+  if (familyOf(endpoint) === 'veo' && input.seed !== undefined)
+    return { field: 'seed', message: 'Veo takes a seed on Vertex AI only; the Gemini API refuses it' };
+  return undefined;
 }

@@ -6,6 +6,7 @@ import type { ProviderConfig, ProviderName } from '../../config.js';
 import { CallAbort, type CallSignal, pause } from '../call-signal.js';
 import { UpstreamError } from '../types.js';
 import { providerBase } from './base.js';
+import { type ReadRetryPolicy, retryingReads } from './read-retry.js';
 import type { MediaCall, MediaOutput, MediaProvider, MediaQueue } from './types.js';
 
 export interface PollTiming {
@@ -14,6 +15,13 @@ export interface PollTiming {
   maxMs: number;
   /** A call not finished after this long fails with a timeout (and is cancelled upstream). */
   deadlineMs: number;
+  /** How failed status and result reads are retried (none when absent). */
+  reads?: ReadRetryPolicy;
+}
+
+/** The queue whose reads are retried per `timing.reads`, as every adapter's queue is. */
+export function withReadRetries(queue: MediaQueue, timing: PollTiming, provider: string): MediaQueue {
+  return timing.reads ? retryingReads(queue, provider, timing.reads) : queue;
 }
 
 /**
@@ -72,9 +80,10 @@ export function queuedProvider(
   timing: PollTiming,
   files: Pick<MediaProvider, 'fileInputs' | 'trusted'>,
 ): MediaProvider {
+  const retrying = withReadRetries(queue, timing, name);
   return {
     ...providerBase(name, config, files.fileInputs, files.trusted),
-    queue,
-    run: (call) => runQueued(queue, call, timing, name),
+    queue: retrying,
+    run: (call) => runQueued(retrying, call, timing, name),
   };
 }

@@ -11,6 +11,7 @@ import { createMiniMaxProvider } from '../minimax/provider.js';
 import { createOpenAiMediaProvider, createOpenAiVideoProvider } from '../openai/provider.js';
 import { createReplicateProvider } from '../replicate/provider.js';
 import { createRunwayProvider } from '../runway/provider.js';
+import type { ReadObserver } from './read-retry.js';
 import type { MediaProvider } from './types.js';
 
 export interface MediaProviders {
@@ -19,14 +20,18 @@ export interface MediaProviders {
   close(): Promise<void>;
 }
 
-export function createMediaProviders(config: Config): MediaProviders {
+/** `observer` counts the queue reads retried and given up (the /metrics counters). */
+export function createMediaProviders(config: Config, observer?: ReadObserver): MediaProviders {
   const pools = new UpstreamPools();
   const client = (name: ProviderName) => {
     const p = config.providers[name];
     return new UpstreamClient({
       provider: name,
       baseUrl: p.baseUrl,
+      // Between two chunks of a body; the work's first byte and a job's reads have their own limits.
       timeoutMs: config.upstreamTimeoutMs,
+      firstByteTimeoutMs: config.mediaModels.firstByteTimeoutMs,
+      readTimeoutMs: config.mediaModels.readTimeoutMs,
       pools,
       secret: p.apiKey,
     });
@@ -35,6 +40,12 @@ export function createMediaProviders(config: Config): MediaProviders {
     firstMs: config.mediaModels.pollFirstMs,
     maxMs: config.mediaModels.pollMaxMs,
     deadlineMs: config.mediaModels.waitMs,
+    reads: {
+      retries: config.mediaModels.readRetries,
+      baseMs: config.mediaModels.readRetryBaseMs,
+      maxMs: config.mediaModels.readRetryMaxMs,
+      observer,
+    },
   };
   const fal = createFalProvider(config.providers.fal, client('fal'), timing);
   const openai = createOpenAiMediaProvider(config.providers.openai, client('openai'));

@@ -72,6 +72,11 @@ export interface MediaProvider {
   readonly trusted: TrustedHosts;
   /** The setting it lacks (its key), or null when it can run. */
   readonly missing: string | null;
+  /**
+   * A rule of the provider's API the catalog schema cannot state (a pair of inputs it refuses together), checked
+   * before any payment: the field at fault and why, or undefined when the input passes.
+   */
+  refuse?(endpoint: string, input: Record<string, unknown>): { field: string; message: string } | undefined;
   /** Runs one call to its end within the exchange. */
   run(call: MediaCall): Promise<MediaOutput>;
   /** Present when the provider works as a queue (the run then submits and polls it). */

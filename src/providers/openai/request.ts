@@ -11,9 +11,14 @@ export function openAiJsonBody(call: MediaCall): Record<string, unknown> {
   return { ...call.input, model: call.endpoint };
 }
 
-/** The transcription's multipart body: `file`, `model`, then every other input as a text part. */
+/**
+ * The transcription's multipart body: `file`, `model`, then every other input as a text part, except `stream`:
+ * kasir answers one JSON body whatever the caller asked, so the transcript is asked for whole (a streamed one
+ * would come back as server-sent events).
+ */
 export function transcriptionBody(call: MediaCall): Promise<{ contentType: string; bytes: Buffer }> {
-  return multipartBody(call, { modelField: 'model', fileRequired: true });
+  const { stream: _stream, ...input } = call.input;
+  return multipartBody({ ...call, input }, { modelField: 'model', fileRequired: true });
 }
 
 /**

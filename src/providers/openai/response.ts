@@ -38,8 +38,34 @@ export function openAiSpeech(answer: { contentType: string; bytes: Buffer }, for
   return { kind: 'files', files: [{ kind: 'bytes', bytes: answer.bytes, contentType }] };
 }
 
+/**
+ * A streamed transcription's server-sent events (`transcript.text.delta` with `delta`, then `transcript.text.done`
+ * with the whole `text` and the `usage`), read into the body a whole answer has: `{ text, usage }`. Without a done
+ * event the deltas are joined; with neither the answer is refused (nothing charged).
+ */
+export function streamedTranscription(events: string): Record<string, unknown> {
+  let deltas = '';
+  for (const line of events.split(/\r?\n/)) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice(5).trim();
+    if (data === '' || data === '[DONE]') continue;
+    let event: { type?: unknown; delta?: unknown; text?: unknown; usage?: unknown };
+    try {
+      event = JSON.parse(data) as typeof event;
+    } catch {
+      throw new UpstreamError('upstream', 'openai streamed a transcription event that is not JSON');
+    }
+    if (event.type === 'transcript.text.delta' && typeof event.delta === 'string') deltas += event.delta;
+    if (event.type === 'transcript.text.done' && typeof event.text === 'string')
+      return event.usage === undefined ? { text: event.text } : { text: event.text, usage: event.usage };
+  }
+  if (deltas === '') throw new UpstreamError('upstream', 'openai streamed a transcription without any text');
+  return { text: deltas };
+}
+
 export function openAiTranscription(answer: { contentType: string; bytes: Buffer }): MediaOutput {
   const text = answer.bytes.toString('utf8');
+  if (answer.contentType === 'text/event-stream') return { kind: 'data', body: streamedTranscription(text) };
   if (answer.contentType === 'application/json') {
     try {
       const body = JSON.parse(text) as unknown;

@@ -7,7 +7,7 @@
 import type { ProviderConfig } from '../../config.js';
 import type { UpstreamClient } from '../http.js';
 import { providerBase } from '../media/base.js';
-import { awaitQueued, type PollTiming } from '../media/queue.js';
+import { awaitQueued, type PollTiming, withReadRetries } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { replicateHeaders, replicateTrustedHosts } from './config.js';
 import { predictionBody, predictionPath } from './request.js';
@@ -21,7 +21,7 @@ export function createReplicateProvider(
   const headers = replicateHeaders(config);
   const read = async (handle: Record<string, unknown>, signal: Parameters<MediaQueue['status']>[1]) =>
     prediction(await client.getJson(`/v1/predictions/${String(handle.id)}`, headers, signal));
-  const queue: MediaQueue = {
+  const predictions: MediaQueue = {
     async submit(call) {
       const created = prediction(
         await client.postJson(predictionPath(call.endpoint), predictionBody(call), headers, call.signal),
@@ -38,6 +38,7 @@ export function createReplicateProvider(
       await client.postJson(`/v1/predictions/${String(handle.id)}/cancel`, {}, headers, signal);
     },
   };
+  const queue = withReadRetries(predictions, timing, 'replicate');
   return {
     ...providerBase('replicate', config, 'url', replicateTrustedHosts(config)),
     queue,

@@ -1,5 +1,6 @@
 /**
- * Replicate's prediction object, read: `{ id, status: starting | processing | succeeded | failed | canceled,
+ * Replicate's prediction object, read: `{ id, status: starting | processing | succeeded | failed | canceled |
+ * aborted,
  * output, error, urls: { get, cancel } }`. A media model's `output` is a file URL or a list of them (on
  * replicate.delivery, or data URIs); a failed prediction carries its reason in `error`.
  */
@@ -42,7 +43,9 @@ export function predictionState(p: Prediction): QueueState {
       return { state: 'failed', message, callerFault: CALLER_FAULT.test(message) };
     }
     case 'canceled':
-      return { state: 'failed', message: 'the prediction was canceled', callerFault: false };
+    case 'aborted':
+      // `aborted`: stopped before it started (a deadline passed, or it was cancelled while still queued).
+      return { state: 'failed', message: `the prediction was ${p.status}`, callerFault: false };
     default:
       throw new UpstreamError('upstream', `replicate answered an unknown status ${p.status.slice(0, 40)}`);
   }

@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../http.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { runwayHeaders, runwayTrustedHosts } from './config.js';
-import { taskRequest } from './request.js';
+import { runwayRefusal, taskRequest } from './request.js';
 import { task, taskOutput, taskState } from './response.js';
 
 export function createRunwayProvider(
@@ -33,8 +33,11 @@ export function createRunwayProvider(
       await client.deleteResource(`/v1/tasks/${String(handle.id)}`, headers, signal);
     },
   };
-  return queuedProvider('runway', config, queue, timing, {
-    fileInputs: 'url',
-    trusted: runwayTrustedHosts(config),
-  });
+  return {
+    ...queuedProvider('runway', config, queue, timing, {
+      fileInputs: 'url',
+      trusted: runwayTrustedHosts(config),
+    }),
+    refuse: runwayRefusal,
+  };
 }

@@ -22,3 +22,21 @@ export function taskRequest(call: MediaCall): { path: string; body: Record<strin
         : '/v1/text_to_video';
   return { path, body };
 }
+
+/** Ratios gen4.5 takes from text alone (with a `promptImage` it takes the others too). */
+const GEN45_TEXT_RATIOS = ['1280:720', '720:1280'];
+
+/** Runway's rules the schema cannot state: gen4.5's text-to-video takes 1280:720 and 720:1280 only. */
+export function runwayRefusal(
+  endpoint: string,
+  input: Record<string, unknown>,
+): { field: string; message: string } | undefined {
+  const ratio = input.ratio;
+  if (endpoint === 'gen4.5' && input.promptImage === undefined && input.videoUri === undefined)
+    if (typeof ratio === 'string' && !GEN45_TEXT_RATIOS.includes(ratio))
+      return {
+        field: 'ratio',
+        message: `gen4.5 text-to-video takes ratio ${GEN45_TEXT_RATIOS.join(' or ')} (${ratio} needs a promptImage)`,
+      };
+  return undefined;
+}
