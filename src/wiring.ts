@@ -2,6 +2,7 @@
 import path from 'node:path';
 
 import { loadCatalog } from './catalog/load.js';
+import { logReadings, startModelWatch } from './catalog/model-watch.js';
 import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
@@ -50,6 +51,9 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
   try {
     // Before any store opens: a bad catalog entry stops start-up at once, naming the entry and field.
     const catalog = loadCatalog({ marginPercent: config.providerMarginPercent });
+    // Read in the background: start-up never waits for an upstream's model list.
+    const modelWatch = startModelWatch(config, catalog, (readings) => logReadings(log, readings));
+    closers.push(async () => modelWatch.stop());
     const db = await openDb(config.database);
     closers.push(() => db.close());
     const kv = await openKv(config.redisUrl);
@@ -152,6 +156,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       http: toolHttp,
       mediaProviders,
       mediaRuntime,
+      served: modelWatch,
     });
     const jobs = new JobRunner({
       db,
@@ -188,6 +193,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       chat,
       offers,
       jobs,
+      modelWatch,
     };
     const stopSweeper = startSweeper(
       db,
