@@ -117,7 +117,7 @@ const common = {
   priceUnconfirmed: z.boolean().optional(),
   priceSource: z.string().min(3),
   localInputs: z.array(z.string().min(1)).optional(),
-  deprecated: day.optional(),
+  deprecated: z.union([day, z.literal(true)]).optional(),
   sunset: day.optional(),
   successor: id.optional(),
   unavailable: z.string().min(10).optional(),

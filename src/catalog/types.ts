@@ -139,8 +139,8 @@ export interface ModelEntry extends EntryBase {
   priceSource?: string;
   /** Inputs kasir reads for pricing only (e.g. a declared `duration`); adapters do not send them upstream. */
   localInputs?: string[];
-  /** The day (YYYY-MM-DD, UTC) the provider announced the model's retirement. */
-  deprecated?: string;
+  /** The day (YYYY-MM-DD, UTC) the provider deprecated the model, or true when it says so without a date. */
+  deprecated?: string | true;
   /** The day (YYYY-MM-DD, UTC) the provider stops serving it: from then on kasir refuses it (410 model_retired). */
   sunset?: string;
   /** The catalog id to use instead. */

@@ -65,7 +65,10 @@ const ModelSummarySchema = z
       .string()
       .optional()
       .openapi({ description: 'Why the model cannot be sold now although its provider is configured' }),
-    deprecated: z.string().optional().openapi({ description: 'Day (UTC) its provider announced its retirement' }),
+    deprecated: z
+      .union([z.string(), z.literal(true)])
+      .optional()
+      .openapi({ description: 'Day (UTC) its provider deprecated it, or true when it gave no date' }),
     sunset: z
       .string()
       .optional()
@@ -150,7 +153,7 @@ const CandidateSchema = z
     free: z.boolean(),
     available: z.boolean().openapi({ description: 'Whether this server can run it now' }),
     unavailableReason: z.string().optional(),
-    deprecated: z.string().optional(),
+    deprecated: z.union([z.string(), z.literal(true)]).optional(),
     sunset: z.string().optional(),
     successor: z.string().optional(),
     retired: z.boolean().optional(),
