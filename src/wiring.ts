@@ -7,6 +7,7 @@ import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
+import { operatorHosts } from './fetch/operator-hosts.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
@@ -129,7 +130,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ),
     });
     const chat = { providers: chatProviders, router: chatRouter };
-    const toolHttp = createToolHttp(config.tools, config.fetch.allowedHosts);
+    // The tools' own upstreams: those the operator configured are trusted on private addresses (fetch/operator-hosts.ts).
+    const toolHttp = createToolHttp(config.tools, new Set([...config.fetch.allowedHosts, ...operatorHosts(config)]));
     closers.push(() => toolHttp.close());
     const fetcher = new SafeFetcher({
       allowedHosts: config.fetch.allowedHosts,

@@ -5,6 +5,7 @@
  */
 import { isRetired, retiredError } from '../catalog/lifecycle.js';
 import { type CatalogEntry, idField } from '../catalog/types.js';
+import { PROVIDER_ENV } from '../config.js';
 import type { Offer } from '../checkout/offer.js';
 import { ApiError } from '../http/errors.js';
 import type { MediaProviders } from '../providers/media/registry.js';
@@ -31,12 +32,13 @@ export interface ServedModels {
 
 /**
  * The refusal, before any payment, of a model its provider retired (410 naming the successor) or does not serve:
- * stated in the catalog data, or found in the provider's model list.
+ * stated in the catalog data (`official`: the provider's own API is configured, not an operator's base URL, to which
+ * the catalog's dates do not apply), or found in the provider's model list.
  */
-function lifecycleGuard(entry: CatalogEntry, served: ServedModels | undefined): void {
+function lifecycleGuard(entry: CatalogEntry, official: boolean, served: ServedModels | undefined): void {
   if (entry.kind !== 'model') return;
-  if (isRetired(entry)) throw retiredError(entry);
-  const reason = entry.unavailable ?? served?.unavailableReason(entry);
+  if (official && isRetired(entry)) throw retiredError(entry);
+  const reason = (official ? entry.unavailable : undefined) ?? served?.unavailableReason(entry);
   if (reason) {
     throw new ApiError('unavailable', `model ${entry.id} cannot be sold here now: ${reason}`, {
       model: entry.id,
@@ -74,6 +76,13 @@ export function createOfferRegistry(
   },
 ): OfferRegistry {
   const offers = new Map<string, Offer>();
+  // The catalog's lifecycle dates are the provider's own API's: a base URL the operator set (a gateway, a proxy that
+  // still serves the model) is the operator's to vouch for; the model-list check still asks that server.
+  const officialApi = (entry: CatalogEntry) => {
+    if (entry.kind !== 'model') return false;
+    const provider = entry.upstream.provider;
+    return deps.config.providers[provider]?.baseUrl === PROVIDER_ENV[provider].defaultBaseUrl;
+  };
   // Each tool is built once from the configuration: a Tool, or what it lacks.
   const tools = new Map<string, Tool | { missing: string }>();
   const toolOf = (entry: CatalogEntry & { kind: 'tool' }) => {
@@ -102,7 +111,7 @@ export function createOfferRegistry(
     return {
       ...offer,
       preflight(input) {
-        lifecycleGuard(offer.entry, deps.served);
+        lifecycleGuard(offer.entry, officialApi(offer.entry), deps.served);
         inner?.(input);
       },
     };
@@ -135,8 +144,9 @@ export function createOfferRegistry(
   };
   const unavailableReason = (entry: CatalogEntry): string | undefined => {
     if (entry.kind !== 'model') return undefined;
-    if (isRetired(entry)) return retiredError(entry).message;
-    return entry.unavailable ?? deps.served?.unavailableReason(entry);
+    const official = officialApi(entry);
+    if (official && isRetired(entry)) return retiredError(entry).message;
+    return (official ? entry.unavailable : undefined) ?? deps.served?.unavailableReason(entry);
   };
   return {
     offerFor,
