@@ -131,7 +131,10 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     });
     const chat = { providers: chatProviders, router: chatRouter };
     // The tools' own upstreams: those the operator configured are trusted on private addresses (fetch/operator-hosts.ts).
-    const toolHttp = createToolHttp(config.tools, new Set([...config.fetch.allowedHosts, ...operatorHosts(config)]));
+    const toolHttp = createToolHttp(
+      config.tools,
+      new Set([...config.fetch.allowedHosts, ...operatorHosts(config)]),
+    );
     closers.push(() => toolHttp.close());
     const fetcher = new SafeFetcher({
       allowedHosts: config.fetch.allowedHosts,

@@ -13,7 +13,10 @@ export interface DoctorReport {
   ok: boolean;
 }
 
-export async function runDoctor(config: Config, list?: Parameters<typeof startModelWatch>[3]): Promise<DoctorReport> {
+export async function runDoctor(
+  config: Config,
+  list?: Parameters<typeof startModelWatch>[3],
+): Promise<DoctorReport> {
   const catalog = loadCatalog({ marginPercent: config.providerMarginPercent });
   // The doctor always asks, whatever UPSTREAM_MODEL_CHECK says, and reads each list once.
   const watch = startModelWatch(

@@ -20,11 +20,15 @@ export function isRetired(entry: CatalogEntry, now: Date = new Date()): boolean 
 export function retiredError(entry: CatalogEntry): ApiError {
   const m = entry.kind === 'model' ? entry : undefined;
   const instead = m?.successor ? `; use ${m.successor} instead` : '';
-  return new ApiError('model_retired', `model ${entry.id} was retired by its provider on ${m?.sunset}${instead}`, {
-    model: entry.id,
-    sunset: m?.sunset,
-    ...(m?.successor ? { successor: m.successor } : {}),
-  });
+  return new ApiError(
+    'model_retired',
+    `model ${entry.id} was retired by its provider on ${m?.sunset}${instead}`,
+    {
+      model: entry.id,
+      sunset: m?.sunset,
+      ...(m?.successor ? { successor: m.successor } : {}),
+    },
+  );
 }
 
 /** The lifecycle fields a catalog listing shows for an entry (none for an entry with no dates). */

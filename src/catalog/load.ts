@@ -12,6 +12,7 @@ import { chatTokensCost, evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from
 import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
 import { recipeInputSchema } from './recipe-schema.js';
 import { ruleProblems } from './rule-checks.js';
+import { isSelfHosted } from './self-hosted.js';
 import { closestIds } from './suggest.js';
 import { type PriceSummary, priceSummary } from './summary.js';
 import { countTokens, type TokenCounter, tokenCeiling } from './tokenizer.js';
@@ -28,7 +29,6 @@ import {
   type Validation,
 } from './types.js';
 import { formatErrors, Validators } from './validate.js';
-import { isSelfHosted } from './self-hosted.js';
 
 /** The data files under ./data, one per category plus the tools and the recipes. */
 export const DATA_FILES = [...CATEGORIES, 'tools', 'recipes'] as const;

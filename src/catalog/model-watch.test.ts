@@ -2,8 +2,8 @@
 // models a provider does not list shown unavailable and refused before payment, and `kasir doctor`'s report.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeModelList, startFakeModelList } from '../../test/fakes/model-lists.js';
-import { postPaid } from '../../test/support/paid-call.js';
 import { type PaidKasir, startPaidKasir } from '../../test/support/paid.js';
+import { postPaid } from '../../test/support/paid-call.js';
 import { loadConfig } from '../config.js';
 import { listModels } from '../providers/model-lists.js';
 import { runDoctor } from './doctor.js';
@@ -32,7 +32,10 @@ describe('reading a model list in each provider’s format', () => {
   });
 
   it('Together: the bare array', async () => {
-    const fake = await start('together', { apiKey: 'tg', models: ['meta-llama/Llama-3.3-70B-Instruct-Turbo'] });
+    const fake = await start('together', {
+      apiKey: 'tg',
+      models: ['meta-llama/Llama-3.3-70B-Instruct-Turbo'],
+    });
     const listed = await listModels('together', 'openai-compatible', settings(fake.url, 'tg'), 2000);
     expect(listed).toEqual([
       { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', created: 1_730_000_000, contextLength: 131_072 },
@@ -62,8 +65,10 @@ describe('reading a model list in each provider’s format', () => {
 
   it('takes a dated snapshot as the undated alias, nothing looser', () => {
     const ids = new Set(['claude-sonnet-4-5-20250929', 'gpt-4.1-2025-04-14', 'grok-4-0709', 'gpt-4.1-mini']);
-    for (const alias of ['claude-sonnet-4-5', 'gpt-4.1', 'grok-4', 'gpt-4.1-mini']) expect(listsModel(ids, alias), alias).toBe(true);
-    for (const other of ['claude-sonnet-4', 'gpt-4', 'grok-4-1-fast-reasoning']) expect(listsModel(ids, other), other).toBe(false);
+    for (const alias of ['claude-sonnet-4-5', 'gpt-4.1', 'grok-4', 'gpt-4.1-mini'])
+      expect(listsModel(ids, alias), alias).toBe(true);
+    for (const other of ['claude-sonnet-4', 'gpt-4', 'grok-4-1-fast-reasoning'])
+      expect(listsModel(ids, other), other).toBe(false);
   });
 });
 
@@ -76,7 +81,10 @@ describe('a configured provider that does not list a catalog model', () => {
       apiKey: 'sk-ant-fake',
       models: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-4-5-20251001'],
     });
-    kasir = await startPaidKasir('sqlite', { ANTHROPIC_BASE_URL: anthropic.url, UPSTREAM_MODEL_CHECK: 'true' });
+    kasir = await startPaidKasir('sqlite', {
+      ANTHROPIC_BASE_URL: anthropic.url,
+      UPSTREAM_MODEL_CHECK: 'true',
+    });
     await kasir.deps.modelWatch?.ready;
   });
   afterAll(async () => {
@@ -91,7 +99,9 @@ describe('a configured provider that does not list a catalog model', () => {
     };
     const row = (id: string) => body.models.find((m) => m.id === id);
     expect(row('anthropic/claude-sonnet-4-6')).toMatchObject({ available: false });
-    expect(row('anthropic/claude-sonnet-4-6')?.unavailableReason).toMatch(/anthropic does not list claude-sonnet-4-6/);
+    expect(row('anthropic/claude-sonnet-4-6')?.unavailableReason).toMatch(
+      /anthropic does not list claude-sonnet-4-6/,
+    );
     expect(row('anthropic/claude-haiku-4-5')?.available).toBe(true);
     expect(row('anthropic/claude-opus-5-5')?.available).toBe(true);
     expect(body.data.map((d) => d.id)).not.toContain('anthropic/claude-sonnet-4-6');
@@ -101,10 +111,15 @@ describe('a configured provider that does not list a catalog model', () => {
     const { key, accountId } = await kasir.fundedKey(1_000_000);
     const before = await kasir.balance(accountId);
     const sent = kasir.anthropic.requests.length;
-    const answer = await postPaid<{ error: { code: string; message: string } }>(kasir, key, '/v1/chat/completions', {
-      model: 'anthropic/claude-sonnet-4-6',
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    const answer = await postPaid<{ error: { code: string; message: string } }>(
+      kasir,
+      key,
+      '/v1/chat/completions',
+      {
+        model: 'anthropic/claude-sonnet-4-6',
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+    );
     expect(answer.status).toBe(503);
     expect(answer.json.error.code).toBe('unavailable');
     expect((await kasir.balance(accountId)).balance).toBe(before.balance);
@@ -113,13 +128,18 @@ describe('a configured provider that does not list a catalog model', () => {
     const unpaid = await kasir.app.request('/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'anthropic/claude-sonnet-4-6', messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model: 'anthropic/claude-sonnet-4-6',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(unpaid.status).toBe(503);
   });
 
   it('kasir doctor reports it, per provider', async () => {
-    const report = await runDoctor(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-fake', ANTHROPIC_BASE_URL: anthropic.url }));
+    const report = await runDoctor(
+      loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-fake', ANTHROPIC_BASE_URL: anthropic.url }),
+    );
     expect(report.ok).toBe(false);
     const line = report.providers.find((p) => p.provider === 'anthropic');
     expect(line?.count).toBe(3);
@@ -128,7 +148,9 @@ describe('a configured provider that does not list a catalog model', () => {
   });
 
   it('kasir doctor names a list it cannot read, without the key', async () => {
-    const report = await runDoctor(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-wrong', ANTHROPIC_BASE_URL: anthropic.url }));
+    const report = await runDoctor(
+      loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-wrong', ANTHROPIC_BASE_URL: anthropic.url }),
+    );
     const line = report.providers.find((p) => p.provider === 'anthropic');
     expect(line?.error).toMatch(/HTTP 401/);
     expect(JSON.stringify(report)).not.toContain('sk-ant-wrong');

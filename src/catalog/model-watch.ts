@@ -55,7 +55,10 @@ interface Served {
 export function listsModel(ids: ReadonlySet<string>, endpoint: string): boolean {
   if (ids.has(endpoint)) return true;
   for (const id of ids) {
-    if (id.startsWith(`${endpoint}-`) && /^(\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/.test(id.slice(endpoint.length + 1)))
+    if (
+      id.startsWith(`${endpoint}-`) &&
+      /^(\d{4}|\d{8}|\d{4}-\d{2}-\d{2})$/.test(id.slice(endpoint.length + 1))
+    )
       return true;
   }
   return false;
@@ -106,13 +109,23 @@ export function startModelWatch(
     try {
       listed = await list(name, format, config.providers[name], LIST_TIMEOUT_MS);
     } catch (err) {
-      readings.set(name, { ...(previous ?? { provider: name, missing: [] }), checkedAt: at, error: (err as Error).message });
+      readings.set(name, {
+        ...(previous ?? { provider: name, missing: [] }),
+        checkedAt: at,
+        error: (err as Error).message,
+      });
       return;
     }
     if (isSelfHosted(name)) {
       const entries = listed.map((m) => selfHostedEntry(name, m, priceOf(name, m.id, config.models)));
       catalog.setLiveEntries(name, entries);
-      readings.set(name, { provider: name, checkedAt: at, count: listed.length, missing: [], added: entries.map((e) => e.id) });
+      readings.set(name, {
+        provider: name,
+        checkedAt: at,
+        count: listed.length,
+        missing: [],
+        added: entries.map((e) => e.id),
+      });
       version++;
       return;
     }
@@ -158,7 +171,8 @@ export function logReadings(
 ): void {
   for (const r of readings) {
     if (r.error) log.warn({ provider: r.provider, error: r.error }, 'could not read the model list');
-    else if (r.added) log.info({ provider: r.provider, models: r.added }, 'self-hosted models listed for sale');
+    else if (r.added)
+      log.info({ provider: r.provider, models: r.added }, 'self-hosted models listed for sale');
     else if (r.missing.length)
       log.warn(
         { provider: r.provider, listed: r.count, missing: r.missing },

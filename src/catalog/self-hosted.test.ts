@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../../test/fakes/chat-upstream.js';
 import { startFakeSelfHosted } from '../../test/fakes/self-hosted.js';
-import { expectQuoteCharged, postPaid } from '../../test/support/paid-call.js';
 import { type PaidKasir, startPaidKasir } from '../../test/support/paid.js';
+import { expectQuoteCharged, postPaid } from '../../test/support/paid-call.js';
 
 interface Row {
   id: string;
@@ -142,7 +142,9 @@ describe('vLLM, llama.cpp server and LM Studio at SELF_HOSTED_BASE_URL', () => {
         expect(status, flavour).toBe(200);
         expect(body.model).toBe(`self-hosted/${id}`);
         const entry = kasir.deps.catalog.find(id);
-        expect(entry?.kind === 'model' && entry.chat?.contextLength).toBe(flavour === 'llamacpp' ? 4096 : null);
+        expect(entry?.kind === 'model' && entry.chat?.contextLength).toBe(
+          flavour === 'llamacpp' ? 4096 : null,
+        );
         const { key } = await kasir.fundedKey(1_000_000);
         const call = { model: `${id}@self-hosted`, messages: [{ role: 'user', content: 'Hi' }] };
         expectQuoteCharged(kasir, await postPaid(kasir, key, '/v1/chat/completions', call), call);

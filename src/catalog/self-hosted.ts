@@ -28,7 +28,11 @@ export function priceOf(
   const untagged = modelId.replace(/:latest$/, '');
   const o = prices.selfHostedPrices;
   return (
-    o[modelId] ?? o[`${server}/${modelId}`] ?? o[untagged] ?? o[`${server}/${untagged}`] ?? prices.selfHostedPrice
+    o[modelId] ??
+    o[`${server}/${modelId}`] ??
+    o[untagged] ??
+    o[`${server}/${untagged}`] ??
+    prices.selfHostedPrice
   );
 }
 
@@ -43,7 +47,11 @@ function aliasesOf(server: SelfHostedServer, modelId: string): string[] {
 }
 
 /** The catalog entry of one model a self-hosted server lists. */
-export function selfHostedEntry(server: SelfHostedServer, listed: ListedModel, price: TokenPrice): ModelEntry {
+export function selfHostedEntry(
+  server: SelfHostedServer,
+  listed: ListedModel,
+  price: TokenPrice,
+): ModelEntry {
   // What the server does not say is left to it: a request it cannot serve fails upstream, and is not charged.
   const chat: ChatTraits = {
     contextLength: listed.contextLength ?? null,

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeFrankfurter } from '../../test/fakes/frankfurter.js';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';
 import { startKasir, type TestKasir } from '../../test/support/app.js';
-import { postPaid } from '../../test/support/paid-call.js';
-import type { PaidKasir } from '../../test/support/paid.js';
 import { fundedAccount } from '../../test/support/ledger.js';
+import type { PaidKasir } from '../../test/support/paid.js';
+import { postPaid } from '../../test/support/paid-call.js';
 import { loadConfig } from '../config.js';
 import { issueKey } from '../ledger/accounts.js';
 import { operatorHosts } from './operator-hosts.js';
@@ -40,11 +40,16 @@ describe('operator-configured upstream hosts', () => {
   it('a tool whose configured upstream is on a loopback address answers and charges', async () => {
     const accountId = await fundedAccount(kasir.deps.db, 1_000_000);
     const { key } = await issueKey(kasir.deps.db, accountId, { spendCapMicroUsd: null });
-    const answer = await postPaid<Record<string, unknown>>(kasir as PaidKasir, key, '/v1/tools/exchange-rate', {
-      from: 'USD',
-      to: 'IDR',
-      amount: 100,
-    });
+    const answer = await postPaid<Record<string, unknown>>(
+      kasir as PaidKasir,
+      key,
+      '/v1/tools/exchange-rate',
+      {
+        from: 'USD',
+        to: 'IDR',
+        amount: 100,
+      },
+    );
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     expect(Number(answer.charged)).toBeGreaterThan(0);
     expect(frankfurter.requests.length).toBeGreaterThan(0);

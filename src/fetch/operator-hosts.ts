@@ -5,8 +5,9 @@
  * the calls kasir makes to its configured upstreams: URLs a caller supplies go through the safe fetcher, whose
  * only exemption stays FETCH_ALLOWED_HOSTS.
  */
-import { DEFAULT_RPC_URLS, TOOL_UPSTREAMS, type ToolUpstreamName } from '../config-tools.js';
+
 import { type Config, PROVIDER_ENV, type ProviderName } from '../config.js';
+import { DEFAULT_RPC_URLS, TOOL_UPSTREAMS, type ToolUpstreamName } from '../config-tools.js';
 import { bareHost, hostPort } from './address-rule.js';
 
 /** `host:port` of a URL, as FETCH_ALLOWED_HOSTS writes it; undefined for a URL that does not parse. */
@@ -23,10 +24,14 @@ export function operatorHosts(config: Pick<Config, 'tools' | 'providers'>): Set<
   for (const [name, url] of Object.entries(tools.baseUrls) as Array<[ToolUpstreamName, string]>) {
     if (url !== TOOL_UPSTREAMS[name].default.replace(/\/+$/, '')) urls.push(url);
   }
-  for (const [chain, url] of Object.entries(tools.rpcUrls)) if (DEFAULT_RPC_URLS[chain] !== url) urls.push(url);
+  for (const [chain, url] of Object.entries(tools.rpcUrls))
+    if (DEFAULT_RPC_URLS[chain] !== url) urls.push(url);
   if (tools.search.searxngUrl) urls.push(tools.search.searxngUrl);
-  for (const [name, settings] of Object.entries(config.providers) as Array<[ProviderName, { baseUrl: string }]>) {
-    if (settings.baseUrl && settings.baseUrl !== PROVIDER_ENV[name].defaultBaseUrl) urls.push(settings.baseUrl);
+  for (const [name, settings] of Object.entries(config.providers) as Array<
+    [ProviderName, { baseUrl: string }]
+  >) {
+    if (settings.baseUrl && settings.baseUrl !== PROVIDER_ENV[name].defaultBaseUrl)
+      urls.push(settings.baseUrl);
   }
   return new Set(urls.flatMap((u) => hostPortOf(u) ?? []));
 }

@@ -5,8 +5,8 @@
  */
 import { isRetired, retiredError } from '../catalog/lifecycle.js';
 import { type CatalogEntry, idField } from '../catalog/types.js';
-import { PROVIDER_ENV } from '../config.js';
 import type { Offer } from '../checkout/offer.js';
+import { PROVIDER_ENV } from '../config.js';
 import { ApiError } from '../http/errors.js';
 import type { MediaProviders } from '../providers/media/registry.js';
 import { TOOLS } from '../tools/index.js';

@@ -48,13 +48,18 @@ const MAX_PAGES = 20;
 async function getJson(provider: string, url: URL, headers: Record<string, string>, timeoutMs: number) {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      headers: { accept: 'application/json', ...headers },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     const timedOut = (err as Error).name === 'TimeoutError';
     throw new ModelListError(
       provider,
-      timedOut ? `no answer within ${timeoutMs} ms` : `cannot reach ${url.origin}${cause ? ` (${cause})` : ''}`,
+      timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : `cannot reach ${url.origin}${cause ? ` (${cause})` : ''}`,
     );
   }
   const text = await res.text();
@@ -85,7 +90,9 @@ function openAiRow(raw: unknown): ListedModel | undefined {
 }
 
 async function listOpenAiCompatible(name: string, settings: ProviderConfig, timeoutMs: number) {
-  const headers: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  const headers: Record<string, string> = settings.apiKey
+    ? { authorization: `Bearer ${settings.apiKey}` }
+    : {};
   const body = await getJson(name, new URL(`${settings.baseUrl}/models`), headers, timeoutMs);
   // `{ object: "list", data: [...] }` everywhere, except Together, which answers the array itself.
   const rows = Array.isArray(body) ? body : record(body).data;
@@ -107,7 +114,11 @@ async function listAnthropic(name: string, settings: ProviderConfig, timeoutMs: 
       const row = record(raw);
       if (typeof row.id !== 'string') continue;
       const created = typeof row.created_at === 'string' ? Date.parse(row.created_at) : Number.NaN;
-      out.push({ id: row.id, ownedBy: 'anthropic', ...(created > 0 ? { created: Math.floor(created / 1000) } : {}) });
+      out.push({
+        id: row.id,
+        ownedBy: 'anthropic',
+        ...(created > 0 ? { created: Math.floor(created / 1000) } : {}),
+      });
     }
     if (body.has_more !== true || typeof body.last_id !== 'string') break;
     after = body.last_id;
@@ -124,12 +135,17 @@ async function listGemini(name: string, settings: ProviderConfig, timeoutMs: num
     url.searchParams.set('pageSize', '1000');
     if (token) url.searchParams.set('pageToken', token);
     const body = record(await getJson(name, url, headers, timeoutMs));
-    if (!Array.isArray(body.models)) throw new ModelListError(name, 'GET /v1beta/models answered no `models` list');
+    if (!Array.isArray(body.models))
+      throw new ModelListError(name, 'GET /v1beta/models answered no `models` list');
     for (const raw of body.models) {
       const row = record(raw);
       if (typeof row.name !== 'string') continue;
       const contextLength = positive(row.inputTokenLimit);
-      out.push({ id: row.name.replace(/^models\//, ''), ownedBy: 'google', ...(contextLength ? { contextLength } : {}) });
+      out.push({
+        id: row.name.replace(/^models\//, ''),
+        ownedBy: 'google',
+        ...(contextLength ? { contextLength } : {}),
+      });
     }
     if (typeof body.nextPageToken !== 'string' || body.nextPageToken === '') break;
     token = body.nextPageToken;

@@ -69,10 +69,9 @@ const ModelSummarySchema = z
       .union([z.string(), z.literal(true)])
       .optional()
       .openapi({ description: 'Day (UTC) its provider deprecated it, or true when it gave no date' }),
-    sunset: z
-      .string()
-      .optional()
-      .openapi({ description: 'Day (UTC) its provider stops serving it; from then on calls answer 410 model_retired' }),
+    sunset: z.string().optional().openapi({
+      description: 'Day (UTC) its provider stops serving it; from then on calls answer 410 model_retired',
+    }),
     successor: z.string().optional().openapi({ description: 'The catalog model to use instead' }),
     retired: z.boolean().optional(),
   })

@@ -3,9 +3,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKasir, type TestKasir } from '../../test/support/app.js';
-import { postPaid } from '../../test/support/paid-call.js';
-import type { PaidKasir } from '../../test/support/paid.js';
 import { fundedAccount } from '../../test/support/ledger.js';
+import type { PaidKasir } from '../../test/support/paid.js';
+import { postPaid } from '../../test/support/paid-call.js';
 import { isRetired } from '../catalog/lifecycle.js';
 import { issueKey } from '../ledger/accounts.js';
 import { type RunningServer, startServer } from '../server.js';
@@ -15,7 +15,11 @@ let server: RunningServer;
 
 beforeAll(async () => {
   // Anthropic's own API (no base URL override): the catalog's lifecycle dates apply. Nothing is sent upstream here.
-  kasir = await startKasir('sqlite', { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test', RATE_LIMIT_PER_MINUTE: '0' });
+  kasir = await startKasir('sqlite', {
+    OPENAI_API_KEY: 'sk-test',
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    RATE_LIMIT_PER_MINUTE: '0',
+  });
   server = await startServer(kasir.app, '127.0.0.1', 0);
 });
 
@@ -56,7 +60,10 @@ describe('the OpenAI list format', () => {
 
 describe('model lifecycle', () => {
   it('/v1/models and /v1/models/{id} show retirement, deprecation and the successor', async () => {
-    const opus = (await (await kasir.app.request('/v1/models/anthropic/claude-opus-4-1')).json()) as Record<string, unknown>;
+    const opus = (await (await kasir.app.request('/v1/models/anthropic/claude-opus-4-1')).json()) as Record<
+      string,
+      unknown
+    >;
     expect(opus).toMatchObject({
       id: 'anthropic/claude-opus-4-1',
       sunset: '2026-08-05',
@@ -64,8 +71,15 @@ describe('model lifecycle', () => {
       retired: true,
       available: false,
     });
-    const sonnet = (await (await kasir.app.request('/v1/models/claude-sonnet-4-5')).json()) as Record<string, unknown>;
-    expect(sonnet).toMatchObject({ id: 'anthropic/claude-sonnet-4-5', sunset: '2026-11-30', successor: 'anthropic/claude-sonnet-5-5' });
+    const sonnet = (await (await kasir.app.request('/v1/models/claude-sonnet-4-5')).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(sonnet).toMatchObject({
+      id: 'anthropic/claude-sonnet-4-5',
+      sunset: '2026-11-30',
+      successor: 'anthropic/claude-sonnet-5-5',
+    });
     const unknown = await kasir.app.request('/v1/models/nobody/nothing');
     expect(unknown.status).toBe(404);
   });
@@ -82,16 +96,16 @@ describe('model lifecycle', () => {
     const accountId = await fundedAccount(kasir.deps.db, 1_000_000);
     const { key } = await issueKey(kasir.deps.db, accountId, { spendCapMicroUsd: null });
     const body = { model: 'claude-opus-4-1', messages: [{ role: 'user', content: 'hi' }] };
-    const paid = await postPaid<{ error: { code: string; message: string; details: Record<string, unknown> } }>(
-      kasir as PaidKasir,
-      key,
-      '/v1/chat/completions',
-      body,
-    );
+    const paid = await postPaid<{
+      error: { code: string; message: string; details: Record<string, unknown> };
+    }>(kasir as PaidKasir, key, '/v1/chat/completions', body);
     expect(paid.status).toBe(410);
     expect(paid.json.error.code).toBe('model_retired');
     expect(paid.json.error.message).toContain('anthropic/claude-opus-5-5');
-    expect(paid.json.error.details).toMatchObject({ successor: 'anthropic/claude-opus-5-5', sunset: '2026-08-05' });
+    expect(paid.json.error.details).toMatchObject({
+      successor: 'anthropic/claude-opus-5-5',
+      sunset: '2026-08-05',
+    });
     expect(paid.charged ?? '0').toBe('0');
     const unpaid = await kasir.app.request('/v1/chat/completions', {
       method: 'POST',
@@ -111,7 +125,10 @@ describe('model lifecycle', () => {
   it('Imagen on the Gemini Developer API is listed unavailable with the reason', async () => {
     const k = await startKasir('sqlite', { GEMINI_API_KEY: 'g' });
     try {
-      const row = (await (await k.app.request('/v1/models/google/imagen-4')).json()) as Record<string, unknown>;
+      const row = (await (await k.app.request('/v1/models/google/imagen-4')).json()) as Record<
+        string,
+        unknown
+      >;
       expect(row.available).toBe(false);
       expect(String(row.unavailableReason)).toMatch(/no longer serves Imagen/);
       expect(row.successor).toBe('google/gemini-2.5-flash-image');

@@ -33,7 +33,12 @@ export async function startFakeModelList(
       if (url.pathname !== '/v1/models') return sendJson(res, 404, { error: { message: 'not found' } });
       if (req.headers.authorization !== `Bearer ${options.apiKey}`)
         return sendJson(res, 401, {
-          error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+          error: {
+            message: 'Incorrect API key provided.',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
         });
       if (flavour === 'together')
         return sendJson(
@@ -52,13 +57,25 @@ export async function startFakeModelList(
         );
       return sendJson(res, 200, {
         object: 'list',
-        data: options.models.map((id) => ({ id, object: 'model', created: 1_730_000_000, owned_by: 'system' })),
+        data: options.models.map((id) => ({
+          id,
+          object: 'model',
+          created: 1_730_000_000,
+          owned_by: 'system',
+        })),
       });
     }
     if (flavour === 'anthropic') {
-      if (url.pathname !== '/v1/models') return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'Not found' } });
+      if (url.pathname !== '/v1/models')
+        return sendJson(res, 404, {
+          type: 'error',
+          error: { type: 'not_found_error', message: 'Not found' },
+        });
       if (req.headers['x-api-key'] !== options.apiKey)
-        return sendJson(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+        return sendJson(res, 401, {
+          type: 'error',
+          error: { type: 'authentication_error', message: 'invalid x-api-key' },
+        });
       if (!req.headers['anthropic-version'])
         return sendJson(res, 400, {
           type: 'error',

@@ -67,7 +67,14 @@ function llamaCppList(models: string[], nCtxTrain: number) {
       tags: [''],
       capabilities: ['completion'],
       parameters: '',
-      details: { parent_model: '', format: 'gguf', family: '', families: [''], parameter_size: '', quantization_level: '' },
+      details: {
+        parent_model: '',
+        format: 'gguf',
+        family: '',
+        families: [''],
+        parameter_size: '',
+        quantization_level: '',
+      },
     })),
     object: 'list',
     data: models.map((id) => ({
@@ -75,13 +82,23 @@ function llamaCppList(models: string[], nCtxTrain: number) {
       object: 'model',
       created: CREATED,
       owned_by: 'llamacpp',
-      meta: { vocab_type: 2, n_vocab: 262_144, n_ctx_train: nCtxTrain, n_embd: 1152, n_params: 999_885_952, size: 806_058_240 },
+      meta: {
+        vocab_type: 2,
+        n_vocab: 262_144,
+        n_ctx_train: nCtxTrain,
+        n_embd: 1152,
+        n_params: 999_885_952,
+        size: 806_058_240,
+      },
     })),
   };
 }
 
 function lmStudioList(models: string[]) {
-  return { data: models.map((id) => ({ id, object: 'model', owned_by: 'organization_owner' })), object: 'list' };
+  return {
+    data: models.map((id) => ({ id, object: 'model', owned_by: 'organization_owner' })),
+    object: 'list',
+  };
 }
 
 export interface SelfHostedOptions extends FakeUpstreamOptions {
@@ -90,7 +107,10 @@ export interface SelfHostedOptions extends FakeUpstreamOptions {
   contextLength?: number;
 }
 
-export function startFakeSelfHosted(flavour: SelfHostedFlavour, options: SelfHostedOptions): Promise<FakeUpstream> {
+export function startFakeSelfHosted(
+  flavour: SelfHostedFlavour,
+  options: SelfHostedOptions,
+): Promise<FakeUpstream> {
   const { models, contextLength = 8192, ...rest } = options;
   if (flavour === 'ollama') {
     return startFakeOpenAI({
@@ -127,6 +147,7 @@ export function startFakeSelfHosted(flavour: SelfHostedFlavour, options: SelfHos
       }),
     });
   }
-  if (flavour === 'llamacpp') return startFakeOpenAI({ ...rest, modelList: llamaCppList(models, contextLength) });
+  if (flavour === 'llamacpp')
+    return startFakeOpenAI({ ...rest, modelList: llamaCppList(models, contextLength) });
   return startFakeOpenAI({ ...rest, modelList: lmStudioList(models) });
 }
