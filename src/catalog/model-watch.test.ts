@@ -142,6 +142,7 @@ describe('a configured provider that does not list a catalog model', () => {
     );
     expect(report.ok).toBe(false);
     const line = report.providers.find((p) => p.provider === 'anthropic');
+    expect(line?.error).toBeUndefined();
     expect(line?.count).toBe(3);
     expect(line?.missing).toContain('anthropic/claude-sonnet-4-6');
     expect(line?.missing).not.toContain('anthropic/claude-haiku-4-5');

@@ -1,7 +1,7 @@
 /** The free catalog routes: GET /v1/models, /v1/schema, /v1/price (and POST), /v1/consult — all from the catalog data. */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { lifecycleView } from '../catalog/lifecycle.js';
+import { lifecycleView, utcDay } from '../catalog/lifecycle.js';
 import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { PriceSummary } from '../catalog/summary.js';
@@ -414,7 +414,8 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
   let models: z.infer<typeof ModelsSchema> | undefined;
   let builtFor = '';
   app.get('/v1/models', (c) => {
-    const version = `${catalog.version}:${deps.availabilityVersion?.() ?? 0}`;
+    // A sunset day passing while the process runs changes availability too.
+    const version = `${catalog.version}:${deps.availabilityVersion?.() ?? 0}:${utcDay()}`;
     if (!models || builtFor !== version) {
       const rows = catalog.entries().flatMap((e) => modelSummary(catalog, deps, e) ?? []);
       models = {
