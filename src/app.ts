@@ -79,6 +79,8 @@ export function createApp(deps: Deps): LaneApp {
   mountCatalogRoutes(app, {
     catalog: deps.catalog,
     isAvailable: (e) => deps.offers.available(e),
+    unavailableReason: (e) => deps.offers.unavailableReason(e),
+    availabilityVersion: () => deps.modelWatch?.version ?? 0,
   });
   mountHomeRoutes(app, {
     baseUrl: deps.config.publicBaseUrl,

@@ -23,6 +23,9 @@ const USAGE = `usage: kasir <command> [options]
   migrate                                          bring the database schema up to date
   devnet                                           local chains for the wallet rails: prints one JSON line
                                                    (env, evm) when ready, runs until SIGTERM
+  doctor                                           ask every configured provider for its model list: catalog
+                                                   models it does not serve, lists that cannot be read
+                                                   (exit 1 when any)
 
 The database comes from DATABASE_URL (default: the SQLite file under DATA_DIR), as for the server.`;
 
@@ -128,6 +131,17 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'devnet') {
     const { runDevnet } = await import('./devnet/command.js');
     return runDevnet();
+  }
+  if (argv[0] === 'doctor') {
+    try {
+      const { runDoctor } = await import('./catalog/doctor.js');
+      const report = await runDoctor(loadConfig(process.env));
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return report.ok ? 0 : 1;
+    } catch (err) {
+      console.error(`kasir: ${err instanceof Error ? err.message : String(err)}`);
+      return err instanceof ConfigError ? 2 : 1;
+    }
   }
   let db: Db | undefined;
   try {

@@ -7,6 +7,7 @@ import { type DashboardConfig, dashboardEnvShape, parseDashboard } from './confi
 import { type FaceConfig, faceEnvShape, parseFace } from './config-face.js';
 import { type FetchConfig, fetchEnvShape, parseFetch } from './config-fetch.js';
 import { type MediaConfig, mediaEnvShape, parseMedia } from './config-media.js';
+import { type ModelsConfig, modelsEnvShape, parseModels } from './config-models.js';
 import { type MppConfig, mppEnvShape, parseMpp } from './config-mpp.js';
 import { parseScreenshot, type ScreenshotConfig, screenshotEnvShape } from './config-screenshot.js';
 import { parseTools, type ToolsConfig, toolsEnvShape } from './config-tools.js';
@@ -82,6 +83,8 @@ export const PROVIDER_ENV = {
     defaultBaseUrl: 'https://api.deepgram.com',
   },
   ollama: { key: 'OLLAMA_API_KEY', baseUrl: 'OLLAMA_BASE_URL', defaultBaseUrl: '' },
+  /** Any OpenAI-compatible server the operator runs (vLLM, llama.cpp server, LM Studio); its base URL ends at /v1. */
+  'self-hosted': { key: 'SELF_HOSTED_API_KEY', baseUrl: 'SELF_HOSTED_BASE_URL', defaultBaseUrl: '' },
 } as const;
 export type ProviderName = keyof typeof PROVIDER_ENV;
 
@@ -137,6 +140,7 @@ const envSchema = z.object({
   ...mediaEnvShape,
   ...visionEnvShape,
   ...faceEnvShape,
+  ...modelsEnvShape,
 });
 
 export type RawEnv = Record<string, string | undefined>;
@@ -207,6 +211,8 @@ export interface Config {
   vision: VisionConfig;
   /** The face tools (see config-face.ts). */
   face: FaceConfig;
+  /** Self-hosted model prices and the model-list readings (see config-models.ts). */
+  models: ModelsConfig;
 }
 
 /** Raised when settings are bad; its message names every bad setting, one per line. */
@@ -265,6 +271,7 @@ export function loadConfig(env: RawEnv): Config {
   const dashboard = parseDashboard(e, problems);
   const fetch = parseFetch(e as Record<string, unknown>, problems);
   const corsOrigins = parseCorsOrigins(e.CORS_ORIGINS, problems);
+  const models = parseModels(e as Record<string, unknown>, problems);
   if (problems.length) throw new ConfigError(problems);
   const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const values = e as unknown as Record<string, string | undefined>;
@@ -322,6 +329,7 @@ export function loadConfig(env: RawEnv): Config {
     mediaModels: parseMedia(e as Record<string, unknown>),
     vision: parseVision(e as Record<string, unknown>),
     face: parseFace(e as Record<string, unknown>),
+    models,
   };
 }
 

@@ -1,4 +1,5 @@
 /** Everything the app needs, built once by main.ts (or by a test with its own stores and fakes). */
+import type { ModelWatch } from './catalog/model-watch.js';
 import type { Catalog } from './catalog/types.js';
 import type { JobRunner } from './checkout/jobs.js';
 import type { Config } from './config.js';
@@ -41,4 +42,6 @@ export interface Deps {
   offers: OfferRegistry;
   /** Async jobs: submitted, polled and settled (see checkout/jobs.ts). */
   jobs: JobRunner;
+  /** The configured upstreams' model lists: self-hosted models, and catalog models a provider no longer serves. */
+  modelWatch?: ModelWatch;
 }

@@ -2,10 +2,12 @@
 import path from 'node:path';
 
 import { loadCatalog } from './catalog/load.js';
+import { logReadings, startModelWatch } from './catalog/model-watch.js';
 import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
+import { operatorHosts } from './fetch/operator-hosts.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
@@ -52,6 +54,9 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
   try {
     // Before any store opens: a bad catalog entry stops start-up at once, naming the entry and field.
     const catalog = loadCatalog({ marginPercent: config.providerMarginPercent });
+    // Read in the background: start-up never waits for an upstream's model list.
+    const modelWatch = startModelWatch(config, catalog, (readings) => logReadings(log, readings));
+    closers.push(async () => modelWatch.stop());
     const db = await openDb(config.database);
     closers.push(() => db.close());
     const kv = await openKv(config.redisUrl);
@@ -137,7 +142,11 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ),
     });
     const chat = { providers: chatProviders, router: chatRouter, callTimeoutMs: config.chatTimeouts.callMs };
-    const toolHttp = createToolHttp(config.tools, config.fetch.allowedHosts);
+    // The tools' own upstreams: those the operator configured are trusted on private addresses (fetch/operator-hosts.ts).
+    const toolHttp = createToolHttp(
+      config.tools,
+      new Set([...config.fetch.allowedHosts, ...operatorHosts(config)]),
+    );
     closers.push(() => toolHttp.close());
     const fetcher = new SafeFetcher({
       allowedHosts: config.fetch.allowedHosts,
@@ -168,6 +177,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       http: toolHttp,
       mediaProviders,
       mediaRuntime,
+      served: modelWatch,
     });
     const jobs = new JobRunner({
       db,
@@ -204,6 +214,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
       chat,
       offers,
       jobs,
+      modelWatch,
     };
     const stopSweeper = startSweeper(
       db,

@@ -93,6 +93,7 @@ const id = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'must look like owner/model');
 const jsonSchema = z.record(z.string(), z.unknown());
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 
 const chatTraits = z.strictObject({
   contextLength: positiveInt.nullable(),
@@ -117,6 +118,11 @@ const common = {
   priceUnconfirmed: z.boolean().optional(),
   priceSource: z.string().min(3),
   localInputs: z.array(z.string().min(1)).optional(),
+  deprecated: z.union([day, z.literal(true)]).optional(),
+  sunset: day.optional(),
+  successor: id.optional(),
+  unavailable: z.string().min(10).optional(),
+  lifecycleSource: z.string().min(3).optional(),
 };
 
 /** A media model: its input schema is in the data. */

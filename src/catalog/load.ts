@@ -13,6 +13,7 @@ import { chatTokensCost, evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from
 import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
 import { recipeInputSchema } from './recipe-schema.js';
 import { ruleProblems } from './rule-checks.js';
+import { isSelfHosted } from './self-hosted.js';
 import { closestIds } from './suggest.js';
 import { type PriceSummary, priceSummary } from './summary.js';
 import { countTokens, type TokenCounter, tokenCeiling } from './tokenizer.js';
@@ -72,6 +73,10 @@ export interface CatalogViews {
     bodyBytes: number,
   ): Promise<Validation>;
   consult(intent: string, limit: number): ConsultCandidate[];
+  /** Replaces the models a live source (a self-hosted server's model list) adds to the catalog. */
+  setLiveEntries(source: string, entries: readonly ModelEntry[]): void;
+  /** Grows each time the entries change (a live source's list changed). */
+  readonly version: number;
 }
 
 export type LoadedCatalog = Catalog & CatalogViews;
@@ -252,10 +257,15 @@ function dollars(microUsd: number): string {
 }
 
 class CatalogImpl implements LoadedCatalog {
-  private readonly models_: ModelEntry[];
+  private models_: ModelEntry[];
   private readonly tools_: ToolEntry[];
   private readonly recipes_: RecipeEntry[];
-  private readonly byId: Map<string, CatalogEntry>;
+  private all: CatalogEntry[];
+  private byId: Map<string, CatalogEntry>;
+  private names: Map<string, string>;
+  // Entries a live source contributes (a self-hosted server's model list), by source; replaced on each reading.
+  private readonly live = new Map<string, ModelEntry[]>();
+  private version_ = 0;
   private readonly summaries = new Map<string, PriceSummary>();
   // Each entry's validators, found by id on the hot path (the shared cache keys by the schema's JSON text).
   private readonly compiled = new Map<string, ValidateFunction>();
@@ -263,15 +273,52 @@ class CatalogImpl implements LoadedCatalog {
   private index: ConsultIndex | undefined;
 
   constructor(
-    private readonly all: CatalogEntry[],
-    private readonly names: Map<string, string>,
+    private readonly fixed: CatalogEntry[],
+    private readonly fixedNames: Map<string, string>,
     private readonly validators: Validators,
     private readonly options: LoadOptions,
   ) {
-    this.models_ = all.filter((e): e is ModelEntry => e.kind === 'model');
-    this.tools_ = all.filter((e): e is ToolEntry => e.kind === 'tool');
-    this.recipes_ = all.filter((e): e is RecipeEntry => e.kind === 'recipe');
-    this.byId = new Map(all.map((e) => [e.id, e]));
+    this.all = fixed;
+    this.names = fixedNames;
+    this.models_ = fixed.filter((e): e is ModelEntry => e.kind === 'model');
+    this.tools_ = fixed.filter((e): e is ToolEntry => e.kind === 'tool');
+    this.recipes_ = fixed.filter((e): e is RecipeEntry => e.kind === 'recipe');
+    this.byId = new Map(fixed.map((e) => [e.id, e]));
+  }
+
+  get version(): number {
+    return this.version_;
+  }
+
+  setLiveEntries(source: string, entries: readonly ModelEntry[]): void {
+    const before = this.live.get(source) ?? [];
+    const same =
+      before.length === entries.length &&
+      before.every((e, i) => JSON.stringify(e) === JSON.stringify(entries[i]));
+    if (same) return;
+    for (const e of [...before, ...entries]) {
+      this.summaries.delete(e.id);
+      this.compiled.delete(e.id);
+      this.compiledCoercing.delete(e.id);
+    }
+    this.live.set(source, [...entries]);
+    // The data files' ids and aliases always win; a live id or alias another entry already has is skipped.
+    const names = new Map(this.fixedNames);
+    const added: ModelEntry[] = [];
+    for (const list of this.live.values()) {
+      for (const entry of list) {
+        if (names.has(entry.id)) continue;
+        names.set(entry.id, entry.id);
+        for (const alias of entry.aliases ?? []) if (!names.has(alias)) names.set(alias, entry.id);
+        added.push(entry);
+      }
+    }
+    this.names = names;
+    this.all = [...this.fixed, ...added];
+    this.models_ = this.all.filter((e): e is ModelEntry => e.kind === 'model');
+    this.byId = new Map(this.all.map((e) => [e.id, e]));
+    this.index = undefined;
+    this.version_++;
   }
 
   entries(): readonly CatalogEntry[] {
@@ -334,6 +381,8 @@ class CatalogImpl implements LoadedCatalog {
   marginFor(entry: CatalogEntry): number {
     if (entry.kind !== 'model') return 0;
     const m = this.options.marginPercent;
+    // A self-hosted model's price is the operator's own: only a margin naming its server applies.
+    if (isSelfHosted(entry.upstream.provider)) return m[entry.upstream.provider] ?? 0;
     return m[entry.upstream.provider] ?? m['*'] ?? 0;
   }
 

@@ -141,6 +141,16 @@ export interface ModelEntry extends EntryBase {
   priceSource?: string;
   /** Inputs kasir reads for pricing only (e.g. a declared `duration`); adapters do not send them upstream. */
   localInputs?: string[];
+  /** The day (YYYY-MM-DD, UTC) the provider deprecated the model, or true when it says so without a date. */
+  deprecated?: string | true;
+  /** The day (YYYY-MM-DD, UTC) the provider stops serving it: from then on kasir refuses it (410 model_retired). */
+  sunset?: string;
+  /** The catalog id to use instead. */
+  successor?: string;
+  /** Why this server cannot sell the model although its provider is configured (e.g. the API no longer serves it). */
+  unavailable?: string;
+  /** Where the lifecycle dates or the reason come from. */
+  lifecycleSource?: string;
 }
 
 /** An entry sold at flat prices by name at its own path: a tool or a recipe. */

@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   model_not_found: 404,
+  /** A model its provider has retired (past its sunset day); the message names the successor. */
+  model_retired: 410,
   media_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -3,8 +3,10 @@
  * models through their adapters, tools through their modules). An entry with no runnable offer still gets one, whose preflight answers 503
  * before any payment is asked for; `/v1/models`' `available` comes from here too.
  */
+import { isRetired, retiredError } from '../catalog/lifecycle.js';
 import { type CatalogEntry, idField } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
+import { PROVIDER_ENV } from '../config.js';
 import { ApiError } from '../http/errors.js';
 import type { MediaProviders } from '../providers/media/registry.js';
 import { TOOLS } from '../tools/index.js';
@@ -19,6 +21,30 @@ export interface OfferRegistry {
   offerFor(entry: CatalogEntry): Offer;
   /** True when the entry can run on this server as configured. */
   available(entry: CatalogEntry): boolean;
+  /** Why an entry whose upstream is configured still cannot be sold (retired, or not served upstream), if so. */
+  unavailableReason(entry: CatalogEntry): string | undefined;
+}
+
+/** What the model-list readings know (catalog/model-watch.ts). */
+export interface ServedModels {
+  unavailableReason(entry: CatalogEntry): string | undefined;
+}
+
+/**
+ * The refusal, before any payment, of a model its provider retired (410 naming the successor) or does not serve:
+ * stated in the catalog data (`official`: the provider's own API is configured, not an operator's base URL, to which
+ * the catalog's dates do not apply), or found in the provider's model list.
+ */
+function lifecycleGuard(entry: CatalogEntry, official: boolean, served: ServedModels | undefined): void {
+  if (entry.kind !== 'model') return;
+  if (official && isRetired(entry)) throw retiredError(entry);
+  const reason = (official ? entry.unavailable : undefined) ?? served?.unavailableReason(entry);
+  if (reason) {
+    throw new ApiError('unavailable', `model ${entry.id} cannot be sold here now: ${reason}`, {
+      model: entry.id,
+      ...(entry.successor ? { successor: entry.successor } : {}),
+    });
+  }
 }
 
 /** An entry this server cannot run: every call is a 503 before any challenge. */
@@ -42,9 +68,21 @@ function unavailableOffer(entry: CatalogEntry): Offer {
 }
 
 export function createOfferRegistry(
-  deps: ToolDeps & { chat: ChatRuntime; mediaProviders: MediaProviders; mediaRuntime: MediaRuntime },
+  deps: ToolDeps & {
+    chat: ChatRuntime;
+    mediaProviders: MediaProviders;
+    mediaRuntime: MediaRuntime;
+    served?: ServedModels;
+  },
 ): OfferRegistry {
   const offers = new Map<string, Offer>();
+  // The catalog's lifecycle dates are the provider's own API's: a base URL the operator set (a gateway, a proxy that
+  // still serves the model) is the operator's to vouch for; the model-list check still asks that server.
+  const officialApi = (entry: CatalogEntry) => {
+    if (entry.kind !== 'model') return false;
+    const provider = entry.upstream.provider;
+    return deps.config.providers[provider]?.baseUrl === PROVIDER_ENV[provider].defaultBaseUrl;
+  };
   // Each tool is built once from the configuration: a Tool, or what it lacks.
   const tools = new Map<string, Tool | { missing: string }>();
   const toolOf = (entry: CatalogEntry & { kind: 'tool' }) => {
@@ -60,11 +98,23 @@ export function createOfferRegistry(
   };
   const offerFor = (entry: CatalogEntry): Offer => {
     let offer = offers.get(entry.id);
-    if (!offer) {
-      offer = build(entry);
+    // A live entry (a self-hosted model) is replaced when its server's list changes: its offer is built again.
+    if (!offer || offer.entry !== entry) {
+      offer = guarded(build(entry));
       offers.set(entry.id, offer);
     }
     return offer;
+  };
+  const guarded = (offer: Offer): Offer => {
+    if (offer.entry.kind !== 'model') return offer;
+    const inner = offer.preflight?.bind(offer);
+    return {
+      ...offer,
+      preflight(input) {
+        lifecycleGuard(offer.entry, officialApi(offer.entry), deps.served);
+        inner?.(input);
+      },
+    };
   };
   const build = (entry: CatalogEntry): Offer => {
     if (entry.kind === 'model') {
@@ -92,5 +142,15 @@ export function createOfferRegistry(
     const built = toolOf(entry);
     return built !== undefined && !('missing' in built);
   };
-  return { offerFor, available };
+  const unavailableReason = (entry: CatalogEntry): string | undefined => {
+    if (entry.kind !== 'model') return undefined;
+    const official = officialApi(entry);
+    if (official && isRetired(entry)) return retiredError(entry).message;
+    return (official ? entry.unavailable : undefined) ?? deps.served?.unavailableReason(entry);
+  };
+  return {
+    offerFor,
+    available: (entry) => available(entry) && unavailableReason(entry) === undefined,
+    unavailableReason,
+  };
 }

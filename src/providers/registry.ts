@@ -1,4 +1,5 @@
 /** Builds the chat adapters named in the configuration, and says which providers are configured. */
+import { isSelfHosted } from '../catalog/self-hosted.js';
 import { type Config, PROVIDER_ENV, type ProviderName } from '../config.js';
 import { createAnthropicProvider } from './anthropic/provider.js';
 import { createGeminiProvider } from './gemini/provider.js';
@@ -15,6 +16,7 @@ export const CHAT_WIRE_FORMAT = {
   deepseek: 'openai-compatible',
   xai: 'openai-compatible',
   ollama: 'openai-compatible',
+  'self-hosted': 'openai-compatible',
   anthropic: 'anthropic',
   google: 'gemini',
 } as const satisfies Partial<Record<ProviderName, 'openai-compatible' | 'anthropic' | 'gemini'>>;
@@ -27,7 +29,7 @@ export interface ChatProviders {
    * provider still has one: every call fails with `not_configured`, naming the missing setting.
    */
   get(name: string): ChatProvider | undefined;
-  /** True when the provider has its key (Ollama: its base URL), so calls can reach it. */
+  /** True when the provider has its key (a self-hosted server: its base URL), so calls can reach it. */
   isConfigured(name: string): boolean;
   /** Closes the upstream connection pools (on shutdown, after the server stopped taking requests). */
   close(): Promise<void>;
@@ -37,9 +39,9 @@ export function isChatProviderName(name: string): name is ChatProviderName {
   return Object.hasOwn(CHAT_WIRE_FORMAT, name);
 }
 
-/** The setting an unconfigured provider is missing: its key, or for Ollama its base URL. */
+/** The setting an unconfigured provider is missing: its key, or for a self-hosted server (configured by its base URL alone) that URL. */
 export function missingSettingOf(name: ChatProviderName): string {
-  return name === 'ollama' ? PROVIDER_ENV.ollama.baseUrl : PROVIDER_ENV[name].key;
+  return isSelfHosted(name) ? PROVIDER_ENV[name].baseUrl : PROVIDER_ENV[name].key;
 }
 
 /** The failure for a model whose provider is not configured (503 to the caller). */
@@ -69,7 +71,7 @@ export function createChatProviders(
   const adapters = new Map<ChatProviderName, ChatProvider>();
   const configured = (name: ChatProviderName) => {
     const settings = config.providers[name];
-    return name === 'ollama' ? Boolean(settings.baseUrl) : Boolean(settings.apiKey);
+    return isSelfHosted(name) ? Boolean(settings.baseUrl) : Boolean(settings.apiKey);
   };
 
   for (const name of Object.keys(CHAT_WIRE_FORMAT) as ChatProviderName[]) {

@@ -309,7 +309,7 @@ describe('discovery', () => {
     }
     expect(Object.keys(doc.paths['/v1/price'] ?? {}).sort()).toEqual(['get', 'post']);
     const skill = await (await kasir.app.request('/skill.md')).text();
-    expect(skill).toContain('The catalog holds 128 models');
-    expect(skill).toContain('chat (35)');
+    expect(skill).toContain('The catalog holds 130 models');
+    expect(skill).toContain('chat (37)');
   });
 });

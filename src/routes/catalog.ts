@@ -1,6 +1,7 @@
 /** The free catalog routes: GET /v1/models, /v1/schema, /v1/price (and POST), /v1/consult — all from the catalog data. */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { lifecycleView, utcDay } from '../catalog/lifecycle.js';
 import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { PriceSummary } from '../catalog/summary.js';
@@ -8,7 +9,7 @@ import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
-import { invalidInput } from '../http/errors.js';
+import { ApiError, invalidInput } from '../http/errors.js';
 import { exchangeOf } from '../http/exchange.js';
 import { pickErrors } from '../http/openapi.js';
 import { bearerToken } from '../rails/prepaid.js';
@@ -17,6 +18,10 @@ export interface CatalogRouteDeps {
   catalog: Catalog;
   /** Whether the entry can run on this server (its provider is configured). */
   isAvailable: (entry: CatalogEntry) => boolean;
+  /** Why a model cannot be sold although its provider is configured (retired, not served upstream), if so. */
+  unavailableReason?: (entry: CatalogEntry) => string | undefined;
+  /** Grows when availability changes (a model list was read again): the listing is built again then. */
+  availabilityVersion?: () => number;
 }
 
 const CONSULT_DEFAULT_LIMIT = 5;
@@ -57,8 +62,30 @@ const ModelSummarySchema = z
     fileRefs: z.array(z.string()),
     aliases: z.array(z.string()).optional(),
     priceUnconfirmed: z.boolean().optional(),
+    unavailableReason: z
+      .string()
+      .optional()
+      .openapi({ description: 'Why the model cannot be sold now although its provider is configured' }),
+    deprecated: z
+      .union([z.string(), z.literal(true)])
+      .optional()
+      .openapi({ description: 'Day (UTC) its provider deprecated it, or true when it gave no date' }),
+    sunset: z.string().optional().openapi({
+      description: 'Day (UTC) its provider stops serving it; from then on calls answer 410 model_retired',
+    }),
+    successor: z.string().optional().openapi({ description: 'The catalog model to use instead' }),
+    retired: z.boolean().optional(),
   })
   .openapi('ModelSummary');
+
+const OpenAiModelSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('model'),
+    created: z.number().int().openapi({ description: 'Unix seconds' }),
+    owned_by: z.string(),
+  })
+  .openapi('OpenAiModel');
 
 const ToolSummarySchema = z
   .object({
@@ -80,6 +107,10 @@ const ModelsSchema = z
     tools: z.array(ToolSummarySchema),
     recipes: z.array(ToolSummarySchema).openapi({
       description: 'Multi-model pipelines sold as one call (POST /v1/recipes/<name>)',
+    }),
+    object: z.literal('list').openapi({ description: 'The OpenAI list format, for SDKs and chat UIs' }),
+    data: z.array(OpenAiModelSchema).openapi({
+      description: 'Every model that can be sold here, in the OpenAI list format (`models.list()`)',
     }),
   })
   .openapi('Models');
@@ -134,6 +165,11 @@ const CandidateSchema = z
     why: z.string(),
     free: z.boolean(),
     available: z.boolean().openapi({ description: 'Whether this server can run it now' }),
+    unavailableReason: z.string().optional(),
+    deprecated: z.union([z.string(), z.literal(true)]).optional(),
+    sunset: z.string().optional(),
+    successor: z.string().optional(),
+    retired: z.boolean().optional(),
     price: PriceSummarySchema,
     example: z
       .record(z.string(), z.unknown())
@@ -166,6 +202,25 @@ const modelsRoute = createRoute({
   responses: {
     200: { description: 'The catalog', content: { 'application/json': { schema: ModelsSchema } } },
     ...pickErrors(429),
+  },
+});
+
+const modelRoute = createRoute({
+  method: 'get',
+  path: '/v1/models/{id}',
+  tags: ['catalog'],
+  summary: 'One model: its summary, lifecycle and availability',
+  description:
+    'The line /v1/models has for this model (by id or alias; ids hold slashes, e.g. /v1/models/openai/gpt-4.1), ' +
+    'plus `object: "model"`, `created` and `owned_by` as OpenAI clients read them (`models.retrieve()`). A retired ' +
+    'model is still described here, with `sunset` and `successor`.',
+  request: { params: z.object({ id: z.string().openapi({ example: 'openai/gpt-4.1-mini' }) }) },
+  responses: {
+    200: {
+      description: 'The model',
+      content: { 'application/json': { schema: ModelSummarySchema.merge(OpenAiModelSchema) } },
+    },
+    ...pickErrors(404, 429),
   },
 });
 
@@ -282,24 +337,36 @@ export function fileRefsOf(entry: CatalogEntry): string[] {
   return fileRefPaths(entry.input);
 }
 
-function modelSummary(
-  catalog: LoadedCatalog,
-  isAvailable: CatalogRouteDeps['isAvailable'],
-  entry: CatalogEntry,
-) {
+function modelSummary(catalog: LoadedCatalog, deps: CatalogRouteDeps, entry: CatalogEntry) {
   if (entry.kind !== 'model') return undefined;
+  const reason = deps.unavailableReason?.(entry);
   return {
     id: entry.id,
     name: entry.name,
     category: entry.category,
     route: entry.route,
-    available: isAvailable(entry),
+    available: deps.isAvailable(entry),
     provider: entry.upstream.provider,
     output: entry.output,
     price: catalog.summary(entry),
     fileRefs: fileRefsOf(entry),
     ...(entry.aliases?.length ? { aliases: entry.aliases } : {}),
     ...(entry.priceUnconfirmed ? { priceUnconfirmed: true } : {}),
+    ...(reason ? { unavailableReason: reason } : {}),
+    ...lifecycleView(entry),
+  };
+}
+
+/** The kasir process's start, in Unix seconds: the `created` of catalog models in the OpenAI list format. */
+const LISTED_SINCE = Math.floor(Date.now() / 1000);
+
+/** A model as the OpenAI list format has it (`owned_by` is the owner part of the id: `openai`, `meta-llama`). */
+function openAiModel(entry: CatalogEntry) {
+  return {
+    id: entry.id,
+    object: 'model' as const,
+    created: LISTED_SINCE,
+    owned_by: entry.id.slice(0, entry.id.indexOf('/')),
   };
 }
 
@@ -367,19 +434,39 @@ function queryParams(c: Context<AppEnv>): Record<string, unknown> {
 export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteDeps): void {
   const { catalog, isAvailable } = deps;
   if (!isLoadedCatalog(catalog)) throw new Error('the catalog routes need a catalog built by loadCatalog()');
-  for (const route of [modelsRoute, schemaRoute, priceGetRoute, pricePostRoute, consultRoute]) {
+  for (const route of [modelsRoute, modelRoute, schemaRoute, priceGetRoute, pricePostRoute, consultRoute]) {
     app.openAPIRegistry.registerPath(route);
   }
 
-  // The list is the same for the life of the process (availability comes from the configuration).
+  // The list is built again only when the catalog (a self-hosted server's list) or availability changed.
   let models: z.infer<typeof ModelsSchema> | undefined;
+  let builtFor = '';
   app.get('/v1/models', (c) => {
-    models ??= {
-      models: catalog.entries().flatMap((e) => modelSummary(catalog, isAvailable, e) ?? []),
-      tools: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'tool') ?? []),
-      recipes: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'recipe') ?? []),
-    };
+    // A sunset day passing while the process runs changes availability too.
+    const version = `${catalog.version}:${deps.availabilityVersion?.() ?? 0}:${utcDay()}`;
+    if (!models || builtFor !== version) {
+      const rows = catalog.entries().flatMap((e) => modelSummary(catalog, deps, e) ?? []);
+      models = {
+        models: rows,
+        tools: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'tool') ?? []),
+        recipes: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'recipe') ?? []),
+        // OpenAI-compatible clients read `data`: the models that can be sold here now.
+        object: 'list',
+        data: catalog
+          .models()
+          .filter((e) => isAvailable(e))
+          .map(openAiModel),
+      };
+      builtFor = version;
+    }
     return c.json(models);
+  });
+
+  app.get('/v1/models/:id{.+}', (c) => {
+    const entry = resolveEntry(catalog, decodeURIComponent(c.req.param('id')));
+    const summary = modelSummary(catalog, deps, entry);
+    if (!summary) throw new ApiError('model_not_found', `${entry.id} is not a model: see /v1/models`);
+    return c.json({ ...summary, ...openAiModel(entry) });
   });
 
   app.get('/v1/schema', (c) => {
@@ -415,7 +502,13 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => {
       const entry =
         rest.kind === 'lookup' ? undefined : catalog.find(rest.model ?? rest.tool ?? rest.recipe ?? '');
-      return { ...rest, available: entry ? isAvailable(entry) : rest.kind === 'lookup' };
+      const reason = entry ? deps.unavailableReason?.(entry) : undefined;
+      return {
+        ...rest,
+        available: entry ? isAvailable(entry) : rest.kind === 'lookup',
+        ...(reason ? { unavailableReason: reason } : {}),
+        ...(entry ? lifecycleView(entry) : {}),
+      };
     });
     return c.json({ intent, count: candidates.length, candidates });
   });

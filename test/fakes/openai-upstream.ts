@@ -74,8 +74,27 @@ export function openAiErrorBody(status: number, message?: string): unknown {
   return { error: { message: message ?? known.message, type: known.type, param: null, code: known.code } };
 }
 
-export function startFakeOpenAI(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+/** What an OpenAI-compatible server adds: its GET /v1/models body, and its answer to a model it does not serve. */
+export interface ModelListOptions {
+  /** The body of GET /v1/models, in the server's own format. */
+  modelList?: unknown;
+  /** When set, a chat call naming another model gets `unknownModel(model)` (the server's own 404). */
+  served?: string[];
+  unknownModel?: (model: string) => { status: number; body: unknown };
+}
+
+export function startFakeOpenAI(options: FakeUpstreamOptions & ModelListOptions = {}): Promise<FakeUpstream> {
   return startFakeUpstream(options, '/v1', async (request, script, res) => {
+    if (request.method === 'GET' && request.path === '/v1/models' && options.modelList !== undefined) {
+      sendJson(res, 200, options.modelList, request);
+      return;
+    }
+    const asked = String(request.body.model ?? '');
+    if (options.served && request.method === 'POST' && !options.served.includes(asked)) {
+      const refusal = options.unknownModel?.(asked) ?? { status: 404, body: openAiErrorBody(404) };
+      sendJson(res, refusal.status, refusal.body, request);
+      return;
+    }
     if (request.method !== 'POST' || !request.path.startsWith('/v1/chat/completions')) {
       sendJson(
         res,

@@ -37,6 +37,8 @@ export async function startKasir(
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://kasir.test',
     SWEEP_INTERVAL_SECONDS: '0',
+    // Providers are not asked for their model lists (tests never reach the internet); tests that check it say so.
+    UPSTREAM_MODEL_CHECK: 'false',
     ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
     ...env,
   });

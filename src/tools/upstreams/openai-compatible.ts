@@ -11,8 +11,9 @@ export function openAiCompatible(deps: ToolDeps, name: string): JsonUpstream | {
   const env = PROVIDER_ENV[name as ProviderName];
   if (!env) return { missing: `a known provider name (not "${name}")` };
   const provider = deps.config.providers[name as ProviderName];
-  // Ollama runs keyless; every other provider needs its key.
-  if (!provider.baseUrl || (!provider.apiKey && name !== 'ollama')) return { missing: env.key };
+  // Self-hosted servers (Ollama, SELF_HOSTED_BASE_URL) run keyless; every other provider needs its key.
+  if (!provider.baseUrl) return { missing: env.baseUrl };
+  if (!provider.apiKey && name !== 'ollama' && name !== 'self-hosted') return { missing: env.key };
   return new JsonUpstream(name, provider.baseUrl, deps.http, {
     ...(provider.apiKey
       ? { headers: { authorization: `Bearer ${provider.apiKey}` }, secret: provider.apiKey }
