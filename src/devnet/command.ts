@@ -61,13 +61,19 @@ export function writeAtomically(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
-export async function runDevnet(argv: string[] = []): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'env-file': { type: 'string' }, 'json-file': { type: 'string' } },
-  });
-  const envFile = values['env-file'];
-  const jsonFile = values['json-file'];
+/** A running devnet: its line (what `kasir devnet` prints) and how to stop it. */
+export interface RunningDevnet {
+  line: {
+    env: Record<string, string>;
+    evm: Record<string, unknown>;
+    tempo: Record<string, unknown>;
+    model: { baseUrl: string; id: string };
+  };
+  stop(): Promise<void>;
+}
+
+/** Starts the chains and the model; what `kasir devnet` runs, and tests in-process. */
+export async function startDevnet(): Promise<RunningDevnet> {
   const model = await startEchoModel();
   const evm = await startEvmDevnet().catch(async (err) => {
     await model.stop();
@@ -100,19 +106,43 @@ export async function runDevnet(argv: string[] = []): Promise<number> {
     },
     model: { baseUrl: model.baseUrl, id: ECHO_MODEL },
   };
-  // The JSON first: whoever waits for the env file (kasir) starts after the clients' file is there too.
-  if (jsonFile) writeAtomically(jsonFile, `${JSON.stringify(line, null, 2)}\n`);
-  if (envFile) writeAtomically(envFile, envFileText(line.env));
+  return {
+    line,
+    stop: async () => {
+      await Promise.all([evm.stop(), tempo.stop(), model.stop()]);
+    },
+  };
+}
+
+/** Writes the devnet's files: the JSON first, so whoever waits for the env file (kasir) finds both. */
+export function writeDevnetFiles(
+  line: RunningDevnet['line'],
+  files: { envFile?: string; jsonFile?: string },
+) {
+  if (files.jsonFile) writeAtomically(files.jsonFile, `${JSON.stringify(line, null, 2)}\n`);
+  if (files.envFile) writeAtomically(files.envFile, envFileText(line.env));
+}
+
+export async function runDevnet(argv: string[] = []): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'env-file': { type: 'string' }, 'json-file': { type: 'string' } },
+  });
+  const envFile = values['env-file'];
+  const jsonFile = values['json-file'];
+  const devnet = await startDevnet();
+  const { line } = devnet;
+  writeDevnetFiles(line, { envFile, jsonFile });
   process.stdout.write(`${JSON.stringify(line)}\n`);
   console.error(
-    `kasir devnet: ${evm.network} at ${evm.rpcUrl}, Tempo chain ${tempo.chainId} at ${tempo.rpcUrl}, ` +
-      `model ${ECHO_MODEL} at ${model.baseUrl}${envFile ? `; settings in ${envFile}` : ''}; stop with Ctrl-C or SIGTERM`,
+    `kasir devnet: ${line.evm.network} at ${line.evm.rpcUrl}, Tempo chain ${line.tempo.chainId} at ${line.tempo.rpcUrl}, ` +
+      `model ${ECHO_MODEL} at ${line.model.baseUrl}${envFile ? `; settings in ${envFile}` : ''}; stop with Ctrl-C or SIGTERM`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   for (const file of [envFile, jsonFile]) if (file) rmSync(file, { force: true });
-  await Promise.all([evm.stop(), tempo.stop(), model.stop()]);
+  await devnet.stop();
   return 0;
 }
