@@ -21,7 +21,7 @@ const USAGE = `usage: kasir <command> [options]
   usage <account_id> [--limit N] [--before ID]     usage records, newest first
   sweep                                            settle stale holds, drop expired records
   migrate                                          bring the database schema up to date
-  devnet [--env-file PATH] [--json-file PATH]      local chains for the wallet rails and a local chat model:
+  devnet [--env-out PATH] [--json-out PATH]        local chains for the wallet rails and a local chat model:
                                                    prints one JSON line (env, evm, tempo, model) when ready,
                                                    writes env / the line to the files, runs until SIGTERM
 

@@ -1,6 +1,6 @@
 /**
  * Settings from a file: KASIR_ENV_FILE names a dotenv-style file (`KEY=value` lines, as `npx kasir devnet
- * --env-file` writes) whose settings kasir takes at start, under the ones already in the environment. With
+ * --env-out` writes) whose settings kasir takes at start, under the ones already in the environment. With
  * KASIR_ENV_FILE_WAIT_SECONDS, a file that is not there yet is waited for (a devnet started in the same breath
  * writes it a few seconds later, atomically), so the two can be started together without a race.
  */
@@ -26,7 +26,7 @@ export async function readEnvFile(env: NodeJS.ProcessEnv): Promise<Record<string
   while (!existsSync(file)) {
     if (Date.now() >= deadline) {
       throw new ConfigError([
-        `KASIR_ENV_FILE: ${file} does not exist${waitSeconds ? ` after waiting ${waitSeconds} s` : ''} (start \`npx kasir devnet --env-file ${file}\`, or set KASIR_ENV_FILE_WAIT_SECONDS to wait for it)`,
+        `KASIR_ENV_FILE: ${file} does not exist${waitSeconds ? ` after waiting ${waitSeconds} s` : ''} (start \`npx kasir devnet --env-out ${file}\`, or set KASIR_ENV_FILE_WAIT_SECONDS to wait for it)`,
       ]);
     }
     if (!announced) console.error(`kasir: waiting up to ${waitSeconds} s for ${file}`);

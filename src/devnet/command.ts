@@ -5,9 +5,10 @@
  * model); prints one JSON line on stdout once ready — `env` (every setting kasir needs to accept payments on
  * them and sell the model), `evm` (the chain, the token and the payer's key), `tempo` (the chain, the currency and
  * the payers' keys) and `model` — and runs until SIGTERM or SIGINT. Everything else goes to stderr.
- * `--env-file PATH` also writes `env` there as KEY=value lines, and `--json-file PATH` the whole line, each
+ * `--env-out PATH` also writes `env` there as KEY=value lines, and `--json-out PATH` the whole line, each
  * atomically (a temporary file renamed into place; the JSON first), for kasir's KASIR_ENV_FILE and for clients;
- * both are removed when the devnet stops, so no stale settings outlive it.
+ * both are removed when the devnet stops, so no stale settings outlive it. (Not `--env-file`: Node 20 takes that
+ * flag as its own even after the script name, and exits when the file is not there yet.)
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -126,10 +127,10 @@ export function writeDevnetFiles(
 export async function runDevnet(argv: string[] = []): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'env-file': { type: 'string' }, 'json-file': { type: 'string' } },
+    options: { 'env-out': { type: 'string' }, 'json-out': { type: 'string' } },
   });
-  const envFile = values['env-file'];
-  const jsonFile = values['json-file'];
+  const envFile = values['env-out'];
+  const jsonFile = values['json-out'];
   const devnet = await startDevnet();
   const { line } = devnet;
   writeDevnetFiles(line, { envFile, jsonFile });

@@ -53,7 +53,7 @@ describe('npx kasir devnet', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'kasir-devnet-'));
     const envFile = path.join(dir, 'data', 'devnet.env');
     const jsonFile = path.join(dir, 'data', 'devnet.json');
-    const args = ['devnet', '--env-file', envFile, '--json-file', jsonFile];
+    const args = ['devnet', '--env-out', envFile, '--json-out', jsonFile];
     devnet = spawn(process.execPath, [path.join(root, 'bin/kasir.js'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
