@@ -1,6 +1,7 @@
 // Compiles src/ to dist/ and copies the JSON data files and the dashboard's static assets that ship with kasir.
-// `--if-stale` skips the build when dist/ is newer than every file in src/.
-import { execFileSync } from 'node:child_process';
+// `--if-stale` skips the build when dist/ is newer than every file in src/. Progress goes to stderr: the first
+// build of a fresh clone takes a minute or more, and a silent terminal looks like a hang.
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -22,10 +23,20 @@ if (process.argv.includes('--if-stale') && existsSync(marker)) {
   if (statSync(marker).mtimeMs >= inputs) process.exit(0);
 }
 
+const started = Date.now();
+const seconds = () => Math.round((Date.now() - started) / 1000);
+console.error('kasir: compiling src/ to dist/ (the first build takes a minute or two; later starts skip it)');
 rmSync('dist', { recursive: true, force: true });
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-  stdio: 'inherit',
+const tsc = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  stdio: ['ignore', 'inherit', 'inherit'],
 });
+const ticker = setInterval(() => console.error(`kasir: still compiling… ${seconds()} s`), 10_000);
+const [code, signal] = await new Promise((resolve) => tsc.once('exit', (...result) => resolve(result)));
+clearInterval(ticker);
+if (code !== 0) {
+  console.error(`kasir: the build failed (tsc ${signal ?? `exited ${code}`})`);
+  process.exit(code ?? 1);
+}
 cpSync('src', 'dist', {
   recursive: true,
   filter: (src) =>
@@ -34,3 +45,4 @@ cpSync('src', 'dist', {
     src.includes(`${path.sep}dashboard${path.sep}assets${path.sep}`),
 });
 cpSync('package.json', marker);
+console.error(`kasir: built dist/ in ${seconds()} s`);

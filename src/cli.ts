@@ -21,8 +21,9 @@ const USAGE = `usage: kasir <command> [options]
   usage <account_id> [--limit N] [--before ID]     usage records, newest first
   sweep                                            settle stale holds, drop expired records
   migrate                                          bring the database schema up to date
-  devnet                                           local chains for the wallet rails: prints one JSON line
-                                                   (env, evm) when ready, runs until SIGTERM
+  devnet [--env-out PATH] [--json-out PATH]        local chains for the wallet rails and a local chat model:
+                                                   prints one JSON line (env, evm, tempo, model) when ready,
+                                                   writes env / the line to the files, runs until SIGTERM
   doctor                                           ask every configured provider for its model list: catalog
                                                    models it does not serve, lists that cannot be read
                                                    (exit 1 when any)
@@ -130,7 +131,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (argv[0] === 'devnet') {
     const { runDevnet } = await import('./devnet/command.js');
-    return runDevnet();
+    return runDevnet(argv.slice(1));
   }
   if (argv[0] === 'doctor') {
     try {

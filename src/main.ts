@@ -1,7 +1,9 @@
 /** Process entry: config → stores → server → graceful shutdown. */
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { applyEnvFile } from './env-file.js';
 import { createLogger } from './http/logger.js';
+import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';
 import { startServer } from './server.js';
 import { wire } from './wiring.js';
@@ -9,6 +11,8 @@ import { wire } from './wiring.js';
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
+    const taken = await applyEnvFile(process.env);
+    if (taken.length > 0) console.error(`kasir: ${taken.length} settings from ${process.env.KASIR_ENV_FILE}`);
     config = loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -21,6 +25,7 @@ async function main(): Promise<void> {
   const wired = await wire(config, log);
   const server = await startServer(createApp(wired.deps), config.host, config.port);
   console.error(`kasir listening on ${server.url} (public ${config.publicBaseUrl})`);
+  for (const line of railSummary(config)) console.error(`kasir rail ${line}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

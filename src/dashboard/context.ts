@@ -40,6 +40,7 @@ export async function visit(c: Context<AppEnv>, deps: Deps, session?: Session | 
       csrf: csrfToken(c, s, cookiePolicy(deps)),
       who: viewer,
       path: c.req.path,
+      topup: deps.config.dashboard.topup.midtrans !== null,
     },
   };
 }

@@ -2,7 +2,9 @@
  * Sign-In with Ethereum (EIP-4361) for wallets that paid on a wallet rail: the server writes the message (viem's
  * SIWE utilities) with a one-time nonce kept in an HttpOnly cookie, the wallet signs it, and the server checks
  * domain, nonce, time and the signature (an externally owned account's) before signing the wallet in. The session
- * then sees the usage rows that wallet paid for.
+ * then sees the usage rows that wallet paid for. A browser's form post sends the message's line ends as CRLF (the
+ * HTML form encoding normalises them), so the message is checked with the LF line ends the wallet signed. A refusal
+ * is the sign-in page with the reason (401), not an API error: the form is posted by a browser.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -10,9 +12,10 @@ import { getAddress, isAddress, verifyMessage } from 'viem';
 import { createSiweMessage, generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { Deps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
-import { ApiError, invalidInput } from '../http/errors.js';
+import { invalidInput } from '../http/errors.js';
 import { cookiePolicy, readForm, visit } from './context.js';
 import { startSession } from './session.js';
+import { SignInPage } from './views/topup.js';
 
 const NONCE_COOKIE = 'kasir_siwe';
 
@@ -54,7 +57,8 @@ export function mountSiwe(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     const form = await readForm(c, v.session);
     const nonce = getCookie(c, NONCE_COOKIE);
     deleteCookie(c, NONCE_COOKIE, { path: '/dashboard' });
-    const message = form.message ?? '';
+    // EIP-4361 lines end in LF; the form encoding turned them into CRLF on the way.
+    const message = (form.message ?? '').replace(/\r\n?/g, '\n');
     const signature = form.signature ?? '';
     const parsed = parseSiweMessage(message);
     const valid =
@@ -67,7 +71,8 @@ export function mountSiwe(app: OpenAPIHono<AppEnv>, deps: Deps): void {
         message,
         signature: signature as `0x${string}`,
       }).catch(() => false));
-    if (!valid || !parsed.address) throw new ApiError('unauthorized', 'the wallet signature did not verify');
+    if (!valid || !parsed.address)
+      return c.html(SignInPage({ page: v.page, error: v.page.t.badWalletSignature, wallet: true }), 401);
     await startSession(c, deps.db, policy, { wallet: getAddress(parsed.address) });
     return c.redirect('/dashboard/usage', 303);
   });

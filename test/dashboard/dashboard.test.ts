@@ -92,6 +92,15 @@ describe.each(DB_TARGETS)('dashboard on %s', (target) => {
     expect(page.text).toContain('Rp 80.000');
   });
 
+  it('offers no Top up link when top-ups are off (no payment gateway), signed in or not', async () => {
+    const visitor = new DashboardClient(kasir);
+    expect((await visitor.get('/dashboard')).text).not.toContain('href="/dashboard/topup"');
+    const { browser } = await signedIn();
+    const overview = await browser.get('/dashboard');
+    expect(overview.text).toContain('id="balance"');
+    expect(overview.text).not.toContain('href="/dashboard/topup"');
+  });
+
   it('refuses a wrong key with 401 and starts no session', async () => {
     const browser = new DashboardClient(kasir);
     await browser.get('/dashboard');

@@ -64,6 +64,10 @@ describe.each(DB_TARGETS)('QRIS top-up on %s', (target) => {
     return { status: res.status, body: (await res.json()) as { outcome?: string } };
   };
 
+  it('offers the Top up link when top-ups are on', async () => {
+    expect((await new DashboardClient(kasir).get('/dashboard')).text).toContain('href="/dashboard/topup"');
+  });
+
   /** A visitor starts a top-up; returns the browser and the order id. */
   const startTopup = async (amount: string, browser = new DashboardClient(kasir)) => {
     await browser.get('/dashboard/topup');

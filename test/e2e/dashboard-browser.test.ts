@@ -2,7 +2,8 @@
 // server, a fake Midtrans and a fake OpenAI: a visitor tops up Rp 50.000, sees the QR, the gateway's signed
 // notification lands, the page hands over the key and shows the balance; a chat call with that key appears in the
 // usage table and chart; the CSV downloads; a new key is created; the first key is revoked and refused; a form
-// posted from another origin is refused. No CSP violation is reported. Screenshots of every page at desktop and
+// posted from another origin is refused; a wallet signs in through the page's EIP-1193 provider (the form post's
+// CRLF line ends and all), and a refused sign-in is a page. No CSP violation is reported. Screenshots of every page at desktop and
 // phone widths go to test-artifacts/dashboard/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nowIso } from '../../src/ledger/ids.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type FakeMidtrans, startFakeMidtrans } from '../fakes/midtrans.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -196,6 +199,79 @@ run('the dashboard in a real browser', () => {
       .execute();
     expect(pwned).toHaveLength(0);
   });
+
+  it('signs a wallet in through the page: an EIP-1193 wallet signs the message the form then posts', async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await kasir.deps.db.kysely
+      .insertInto('usage_records')
+      .values({
+        created_at: nowIso(),
+        request_id: 'req-browser-wallet',
+        rail: 'x402',
+        account_id: null,
+        key_id: null,
+        payer: wallet.address.toLowerCase(),
+        offer_id: 'paid-by-browser-wallet',
+        quote_micro_usd: 2000,
+        charged_micro_usd: 2000,
+        status: 'charged',
+        http_status: 200,
+        latency_ms: 3,
+        error_code: null,
+        route: '/x402/paid-by-browser-wallet',
+        network: 'eip155:8453',
+        tx_id: '0xabc',
+      })
+      .execute();
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    // The wallet extension: window.ethereum (EIP-1193) answering from a viem local account outside the page.
+    let signed = '';
+    await context.exposeFunction('kasirTestWallet', async (method: string, params: unknown[]) => {
+      if (method === 'eth_requestAccounts') return [wallet.address];
+      if (method === 'eth_chainId') return '0x2105';
+      if (method === 'personal_sign') {
+        signed = params[0] as string;
+        return wallet.signMessage({ message: signed });
+      }
+      throw new Error(`unsupported ${method}`);
+    });
+    await context.addInitScript({
+      content:
+        'window.ethereum = { request: ({ method, params }) => window.kasirTestWallet(method, params ?? []) };',
+    });
+    const walletPage = await context.newPage();
+    walletPage.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    try {
+      await walletPage.goto(`${server.url}/dashboard`);
+      const posted = walletPage.waitForRequest(
+        (r) => r.url() === `${server.url}/dashboard/siwe` && r.method() === 'POST',
+      );
+      await Promise.all([walletPage.waitForURL(/\/dashboard\/usage$/), walletPage.click('#siwe-button')]);
+      // What the browser really posted: the message's line ends as CRLF, which kasir read as the LF the wallet signed.
+      const form = new URLSearchParams((await posted).postData() ?? '');
+      expect(form.get('message')).toContain('\r\n');
+      expect(form.get('message')?.replace(/\r\n/g, '\n')).toBe(signed);
+      expect(await walletPage.locator('#usage tbody').textContent()).toContain('paid-by-browser-wallet');
+
+      // A refused sign-in is a page saying why, not raw JSON.
+      const fresh = await (await browser.newContext()).newPage(); // signed out: no session cookie
+      await fresh.goto(`${server.url}/dashboard`);
+      await fresh.evaluate(`(() => {
+        const form = document.getElementById('siwe-form');
+        form.elements.message.value = 'not a sign-in message';
+        form.elements.signature.value = '0x1234';
+        form.submit();
+      })()`);
+      await fresh.waitForURL(/\/dashboard\/siwe$/);
+      const refused = await fresh.locator('p.error').textContent();
+      expect(refused).toContain('did not verify');
+      expect(await fresh.locator('#login').count()).toBe(1);
+    } finally {
+      for (const open of browser.contexts()) if (open !== page.context()) await open.close();
+    }
+  }, 60_000);
 
   it('reported no Content-Security-Policy violation on any page', () => {
     expect(cspViolations).toEqual([]);

@@ -1,10 +1,13 @@
-// `npx kasir devnet` as a newcomer uses it: start it, read its one JSON line, start kasir with that env, pay a
-// call with @x402/fetch, stop it with SIGTERM.
+// `npx kasir devnet` as a newcomer uses it: start it, read its one JSON line (and the env and JSON files it writes
+// atomically), start kasir with that env, pay a call with @x402/fetch, stop it with SIGTERM (the files go with it).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -47,7 +50,11 @@ describe('npx kasir devnet', () => {
   });
 
   it('prints one JSON line with what kasir and a payer need, and a call is paid on it', async () => {
-    devnet = spawn(process.execPath, [path.join(root, 'bin/kasir.js'), 'devnet'], {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kasir-devnet-'));
+    const envFile = path.join(dir, 'data', 'devnet.env');
+    const jsonFile = path.join(dir, 'data', 'devnet.json');
+    const args = ['devnet', '--env-out', envFile, '--json-out', jsonFile];
+    devnet = spawn(process.execPath, [path.join(root, 'bin/kasir.js'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -58,6 +65,11 @@ describe('npx kasir devnet', () => {
     const line = JSON.parse(first) as DevnetLine;
     expect(line.evm.network).toBe(`eip155:${line.evm.chainId}`);
     expect(line.env.X402_BASE_RPC_URL).toBe(line.evm.rpcUrl);
+    // The files hold the same settings, whole; the local model answers at SELF_HOSTED_BASE_URL.
+    expect(parseEnv(readFileSync(envFile, 'utf8'))).toEqual(line.env);
+    expect(JSON.parse(readFileSync(jsonFile, 'utf8'))).toEqual(line);
+    const models = await fetch(`${line.env.SELF_HOSTED_BASE_URL}/models`);
+    expect(((await models.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('kasir-devnet-echo');
 
     kasir = await startPaidKasir('sqlite', line.env);
     const app = kasir.app;
@@ -128,5 +140,6 @@ describe('npx kasir devnet', () => {
     devnet.kill('SIGTERM');
     const [code] = (await once(devnet, 'exit')) as [number | null];
     expect(code).toBe(0);
+    expect(existsSync(envFile) || existsSync(jsonFile)).toBe(false);
   }, 90_000);
 });

@@ -40,9 +40,13 @@ export function OverviewPage(props: {
           {t.rateNote} {formatIdr(props.idrPerUsd)}/USD.
         </p>
         <p>
-          <a class="button" href="/dashboard/topup">
-            {t.topup}
-          </a>{' '}
+          {props.page.topup ? (
+            <>
+              <a class="button" href="/dashboard/topup">
+                {t.topup}
+              </a>{' '}
+            </>
+          ) : null}
           <a href="/dashboard/keys">
             {t.keys} ({props.keyCount})
           </a>

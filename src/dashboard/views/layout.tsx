@@ -9,6 +9,8 @@ export interface PageContext {
   /** Who is signed in: an account id, a wallet address, or null. */
   who: { accountId: string } | { wallet: string } | null;
   path: string;
+  /** Whether this server takes top-ups (a payment gateway is configured): no Top up link otherwise. */
+  topup: boolean;
 }
 
 export function Csrf(props: { token: string }) {
@@ -16,9 +18,9 @@ export function Csrf(props: { token: string }) {
 }
 
 export function Layout(props: { page: PageContext; title: string; children?: Child; head?: Child }) {
-  const { t, lang, who, csrf, path } = props.page;
+  const { t, lang, who, csrf, path, topup } = props.page;
   const other = lang === 'en' ? 'id' : 'en';
-  const nav: Array<[string, string]> = who
+  const links: Array<[string, string]> = who
     ? 'accountId' in who
       ? [
           ['/dashboard', t.overview],
@@ -31,6 +33,7 @@ export function Layout(props: { page: PageContext; title: string; children?: Chi
         ['/dashboard', t.signIn],
         ['/dashboard/topup', t.topup],
       ];
+  const nav = topup ? links : links.filter(([href]) => href !== '/dashboard/topup');
   return (
     <html lang={lang}>
       <head>

@@ -20,13 +20,15 @@ export function SignInPage(props: { page: PageContext; error?: string | undefine
           <button type="submit">{t.signIn}</button>
         </form>
       </section>
-      <section class="card">
-        <h2>{t.topup}</h2>
-        <p>{t.topupIntro}</p>
-        <a class="button" href="/dashboard/topup">
-          {t.topup}
-        </a>
-      </section>
+      {props.page.topup ? (
+        <section class="card">
+          <h2>{t.topup}</h2>
+          <p>{t.topupIntro}</p>
+          <a class="button" href="/dashboard/topup">
+            {t.topup}
+          </a>
+        </section>
+      ) : null}
       {props.wallet ? (
         <section class="card" id="siwe" data-nonce-url="/dashboard/siwe/nonce">
           <h2>{t.orSignInWallet}</h2>

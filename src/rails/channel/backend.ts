@@ -6,8 +6,10 @@
 import { Session } from 'mppx/tempo';
 import { createClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { getCode } from 'viem/actions';
 import { tempo as tempoMainnet } from 'viem/chains';
 import type { MppChannelConfig, MppTempoConfig } from '../../config-mpp.js';
+import { ApiError } from '../../http/errors.js';
 
 export type ChannelDescriptor = Session.Precompile.Channel.ChannelDescriptor;
 
@@ -46,16 +48,35 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
     account: privateKeyToAccount(channels.operatorKey),
   });
   const { Chain, Channel } = Session.Precompile;
+  /**
+   * A chain call that failed, as an answer: 503 when the node has no escrow at the configured address (a node
+   * without the TIP-1034 precompile, or MPP_CHANNEL_ESCROW pointing elsewhere), 502 when the node failed.
+   */
+  const chainError = async (what: string, err: unknown): Promise<never> => {
+    const code = await getCode(client, { address: channels.escrow }).catch(() => null);
+    if (code === undefined || code === '0x')
+      throw new ApiError(
+        'not_configured',
+        `payment channels are misconfigured: no escrow contract at ${channels.escrow} on chain ${tempo.chainId} (MPP_CHANNEL_ESCROW)`,
+      );
+    const reason =
+      err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err);
+    throw new ApiError('upstream_error', `the Tempo node could not ${what}: ${reason}`);
+  };
   return {
     chainId: tempo.chainId,
     escrow: channels.escrow,
     idOf: (descriptor) =>
       Channel.computeId({ ...descriptor, chainId: tempo.chainId, escrow: channels.escrow }),
     async state(descriptor) {
-      const { state } = await Chain.getChannel(client, descriptor, channels.escrow);
+      const { state } = await Chain.getChannel(client, descriptor, channels.escrow).catch((err) =>
+        chainError('read the channel', err),
+      );
       return state.deposit === 0n && state.settled === 0n ? null : state;
     },
     close: (descriptor, cumulative, capture, signature) =>
-      Chain.closeOnChain(client, descriptor, cumulative, capture, signature, channels.escrow),
+      Chain.closeOnChain(client, descriptor, cumulative, capture, signature, channels.escrow).catch((err) =>
+        chainError('close the channel', err),
+      ),
   };
 }
