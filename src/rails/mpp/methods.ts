@@ -1,6 +1,6 @@
 /**
- * The payment methods the MPP rail offers, as mppx server methods: a Tempo stablecoin charge (pull or push, the
- * operator optionally paying the payers' network fees) and a card charge through Stripe. mppx verifies and
+ * The payment methods the MPP rail offers, as mppx server methods: a Tempo stablecoin charge (pull; push too when a
+ * refund wallet is set; the operator optionally paying the payers' network fees) and a card charge through Stripe. mppx verifies and
  * settles; kasir configures them and keeps its own books.
  */
 import type { Store } from 'mppx';
@@ -36,6 +36,9 @@ export function tempoMethod(config: MppTempoConfig, store: Store.AtomicStore) {
     chainId: config.chainId,
     getClient: () => client,
     store,
+    // A push payment (the payer broadcasts) moves before the call runs: accepted only when a failed call's payment
+    // can be sent back (a refund wallet); otherwise the challenges ask for pull (kasir broadcasts after success).
+    supportedModes: config.refundKey ? ['pull', 'push'] : ['pull'],
     ...(config.feePayerKey ? { feePayer: privateKeyToAccount(config.feePayerKey) } : {}),
   });
 }
