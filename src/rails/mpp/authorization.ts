@@ -3,7 +3,8 @@
  * transaction) is broadcast only once the call has succeeded — or once its stream has started, since a stream's
  * frames reach the caller before it ends — so nothing moves for a call that fails before; a payment that had
  * already moved (a push payment, or a pull payment whose stream then failed) is sent back on-chain from the refund
- * wallet; a card payment is refunded through Stripe.
+ * wallet; a card payment is only authorized before the call, captured after it succeeded and canceled (released)
+ * when it failed.
  */
 import { Errors, Receipt } from 'mppx';
 import type Stripe from 'stripe';
@@ -93,7 +94,31 @@ export class MppAuthorization implements Authorization {
     return this.broadcasting;
   }
 
+  /** Captures an authorized card payment; a refusal (the authorization lapsed, say) is thrown. */
+  private async captureCard(receipt: Receipt.Receipt): Promise<void> {
+    try {
+      await this.ctx.stripe?.paymentIntents.capture(receipt.reference, undefined, {
+        idempotencyKey: `kasir_capture_${this.challengeId}`,
+      });
+    } catch (err) {
+      this.ctx.log.error({ err, reference: receipt.reference }, 'mpp: could not capture a card payment');
+      throw new PaymentRefusal(
+        'payment_failed',
+        'the card was authorized but could not be charged after the call, so the result is withheld and nothing was charged',
+        { reason: (err as Error).message },
+      );
+    }
+  }
+
   async capture(usage: UsageFacts): Promise<RailReceipt> {
+    if (this.settlement.kind === 'card') {
+      try {
+        await this.captureCard(this.settlement.receipt);
+      } catch (refusal) {
+        await this.record({ ...usage, httpStatus: 402, errorCode: 'payment_failed' }, 0, null);
+        throw refusal;
+      }
+    }
     const receipt = await this.broadcast();
     if (receipt instanceof PaymentRefusal) {
       await this.record({ ...usage, httpStatus: 402, errorCode: receipt.code }, 0, null);
@@ -125,23 +150,24 @@ export class MppAuthorization implements Authorization {
     } else {
       moved = settlement.receipt;
     }
-    if (moved?.method === 'stripe') Object.assign(given, await this.refundCard(moved));
+    if (moved?.method === 'stripe') Object.assign(given, await this.releaseCard(moved));
     else if (moved) Object.assign(given, await this.refundTempo(moved));
     else given.moved = 'nothing: the payment was not broadcast';
     await this.record(usage, 0, moved);
     return { headers: refundHeaders(given), receipt: given };
   }
 
-  private async refundCard(receipt: Receipt.Receipt): Promise<Record<string, unknown>> {
+  /** Releases an authorized card payment: nothing is charged. */
+  private async releaseCard(receipt: Receipt.Receipt): Promise<Record<string, unknown>> {
     try {
-      await this.ctx.stripe?.refunds.create(
-        { payment_intent: receipt.reference },
-        { idempotencyKey: `kasir_refund_${this.challengeId}` },
-      );
-      return { refunded: receipt.reference };
+      await this.ctx.stripe?.paymentIntents.cancel(receipt.reference, undefined, {
+        idempotencyKey: `kasir_cancel_${this.challengeId}`,
+      });
+      return { released: receipt.reference };
     } catch (err) {
-      this.ctx.log.error({ err, reference: receipt.reference }, 'mpp: could not refund a card payment');
-      return { refund_failed: receipt.reference };
+      // An uncaptured authorization lapses by itself after some days: still nothing is charged.
+      this.ctx.log.error({ err, reference: receipt.reference }, 'mpp: could not cancel a card authorization');
+      return { release_failed: receipt.reference };
     }
   }
 

@@ -4,8 +4,8 @@
  * method (`scope`), the body's digest and the amount; the caller repeats the identical request with
  * `Authorization: Payment <credential>` and the answer carries `Payment-Receipt`. kasir never holds a balance for
  * the payer: a pull payment (a Tempo transaction the payer signed) is verified before the call and broadcast only
- * after it succeeded; a push payment (already on-chain; accepted only with a refund wallet) and a card payment are
- * given back when the call fails (see authorization.ts). mppx verifies and broadcasts.
+ * after it succeeded; a card is authorized before and captured after; a push payment (already on-chain; accepted
+ * only with a refund wallet) is sent back when the call fails (see authorization.ts). mppx verifies and broadcasts.
  */
 import { createHash } from 'node:crypto';
 import { Challenge, Credential, Errors, PaymentRequest, type Receipt, type Store } from 'mppx';
@@ -189,7 +189,7 @@ export function createMppRail(deps: MppRailDeps): Rail {
       let settlement: Settlement;
       let address = payer.address;
       if (challenge.method === 'stripe') {
-        // A card is charged when verified, and refunded if the call then fails.
+        // A card is authorized when verified: captured after the call succeeded, released if it failed.
         const receipt = await verified(() => handler.broadcastCredential(credential, options));
         settlement = { kind: 'card', receipt };
       } else {
@@ -235,7 +235,7 @@ export function createMppRail(deps: MppRailDeps): Rail {
         headers: challenges.map((c) => ['WWW-Authenticate', Challenge.serialize(c)] as [string, string]),
         body: {
           rail: 'mpp',
-          how: 'Pay with an MPP client (the Payment HTTP authentication scheme): answer one WWW-Authenticate: Payment challenge and repeat this identical request with Authorization: Payment <credential>. A signed (pull) Tempo payment is broadcast only when the call succeeds; a pushed one or a card payment is refunded when it fails.',
+          how: 'Pay with an MPP client (the Payment HTTP authentication scheme): answer one WWW-Authenticate: Payment challenge and repeat this identical request with Authorization: Payment <credential>. A signed (pull) Tempo payment is broadcast and a card captured only when the call succeeds; a pushed Tempo payment is refunded on-chain when it fails.',
           challenges: challenges.map((c) => ({
             id: c.id,
             method: c.method,
@@ -256,7 +256,8 @@ export function createMppRail(deps: MppRailDeps): Rail {
           'method, bound to this route, body and price). Pay one with an MPP client such as `mppx` and repeat the ' +
           'identical request with `Authorization: Payment <credential>`; the answer carries `Payment-Receipt`. A pull ' +
           'payment (a Tempo transaction you sign) is broadcast only after the call succeeded, so nothing moves for a ' +
-          'failed call; a push payment (one you broadcast) or a card payment is refunded to you when the call fails.',
+          'failed call; a card is only authorized until the call succeeded; a push payment (one you broadcast) is ' +
+          'refunded to you on-chain when the call fails.',
         example: `curl -i ${baseUrl}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"openai/gpt-4.1-mini","messages":[{"role":"user","content":"Halo"}]}'   # 402 + WWW-Authenticate: Payment; pay it with mppx`,
       };
     },
