@@ -1,20 +1,33 @@
-// Compiles contracts/TestUSDC.sol with the npm solc package and writes src/devnet/test-usdc.json (ABI + bytecode).
-// Run by hand after editing the contract (`node scripts/build-contracts.mjs`); nothing compiles at test or run time.
+// Compiles the devnet's contracts with the npm solc package and writes their artifacts next to the devnet code:
+// TestUSDC (EIP-3009) → src/devnet/test-usdc.json, TestUSDT (plain ERC-20) → src/devnet/test-usdt.json (ABI +
+// creation bytecode), and ExactPermit2Proxy → src/devnet/exact-permit2-proxy.json (ABI + runtime bytecode, set at
+// the canonical proxy address). Run by hand after editing a contract (`node scripts/build-contracts.mjs`); nothing
+// compiles at test or run time.
 import { readFileSync, writeFileSync } from 'node:fs';
 import solc from 'solc';
 
-const CONTRACT = 'TestUSDC';
-const SOURCE = `contracts/${CONTRACT}.sol`;
-const OUT = 'src/devnet/test-usdc.json';
+const CONTRACTS = [
+  { name: 'TestUSDC', out: 'src/devnet/test-usdc.json', code: 'bytecode' },
+  { name: 'TestUSDT', out: 'src/devnet/test-usdt.json', code: 'bytecode' },
+  { name: 'ExactPermit2Proxy', out: 'src/devnet/exact-permit2-proxy.json', code: 'runtime' },
+];
 
+const sourceOf = (name) => `contracts/${name}.sol`;
 const input = {
   language: 'Solidity',
-  sources: { [SOURCE]: { content: readFileSync(SOURCE, 'utf8') } },
+  sources: Object.fromEntries(
+    CONTRACTS.map(({ name }) => [sourceOf(name), { content: readFileSync(sourceOf(name), 'utf8') }]),
+  ),
   settings: {
     optimizer: { enabled: true, runs: 200 },
     // Cancun is supported by anvil and by every chain kasir settles on; later opcodes are not needed.
     evmVersion: 'cancun',
-    outputSelection: { [SOURCE]: { [CONTRACT]: ['abi', 'evm.bytecode.object'] } },
+    outputSelection: Object.fromEntries(
+      CONTRACTS.map(({ name }) => [
+        sourceOf(name),
+        { [name]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] },
+      ]),
+    ),
   },
 };
 
@@ -24,15 +37,11 @@ const problems = output.errors ?? [];
 for (const problem of problems) console.error(problem.formattedMessage);
 if (problems.some((problem) => problem.severity === 'error')) process.exit(1);
 
-const compiled = output.contracts[SOURCE][CONTRACT];
-const artifact = {
-  contract: CONTRACT,
-  solc: solc.version(),
-  abi: compiled.abi,
-  bytecode: `0x${compiled.evm.bytecode.object}`,
-};
-writeFileSync(OUT, `${JSON.stringify(artifact, null, 2)}\n`);
-console.log(
-  `${OUT}: ${CONTRACT}, solc ${artifact.solc}, ${(artifact.bytecode.length - 2) / 2} bytes, ` +
-    `${Math.round(performance.now() - started)} ms`,
-);
+for (const { name, out, code } of CONTRACTS) {
+  const compiled = output.contracts[sourceOf(name)][name];
+  const bytes = code === 'runtime' ? compiled.evm.deployedBytecode.object : compiled.evm.bytecode.object;
+  const artifact = { contract: name, solc: solc.version(), abi: compiled.abi, [code]: `0x${bytes}` };
+  writeFileSync(out, `${JSON.stringify(artifact, null, 2)}\n`);
+  console.log(`${out}: ${name}, solc ${artifact.solc}, ${bytes.length / 2} bytes (${code})`);
+}
+console.log(`${Math.round(performance.now() - started)} ms`);

@@ -13,6 +13,11 @@ export interface MppTempoConfig {
   recipient: `0x${string}`;
   /** The operator's key that pays the payers' network fees (fee sponsorship); absent: payers pay their own. */
   feePayerKey: `0x${string}` | undefined;
+  /**
+   * The key of the wallet that sends refunds (normally the payout wallet's): a push payment (the payer broadcast it
+   * itself) for a call that then failed is sent back from it. Absent: push payments are not accepted.
+   */
+  refundKey: `0x${string}` | undefined;
 }
 
 export interface MppStripeConfig {
@@ -65,6 +70,7 @@ export const mppEnvShape = {
   MPP_TEMPO_CHAIN_ID: optional,
   MPP_TEMPO_CURRENCY: optional,
   MPP_TEMPO_FEE_PAYER_KEY: optional,
+  MPP_TEMPO_REFUND_KEY: optional,
   MPP_STRIPE_SECRET_KEY: optional,
   STRIPE_BASE_URL: optional,
   MPP_STRIPE_NETWORK_ID: optional,
@@ -87,6 +93,7 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
   if (recipient) {
     const currency = str('MPP_TEMPO_CURRENCY') ?? TEMPO_USDC;
     const feePayerKey = str('MPP_TEMPO_FEE_PAYER_KEY');
+    const refundKey = str('MPP_TEMPO_REFUND_KEY');
     const chainId = Number(str('MPP_TEMPO_CHAIN_ID') ?? TEMPO_MAINNET.chainId);
     if (!ADDRESS.test(recipient)) {
       problems.push(
@@ -95,6 +102,7 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
     }
     if (!ADDRESS.test(currency)) problems.push('MPP_TEMPO_CURRENCY: must be a TIP-20 token address');
     if (feePayerKey && !KEY.test(feePayerKey)) problems.push('MPP_TEMPO_FEE_PAYER_KEY: must be a 0x hex key');
+    if (refundKey && !KEY.test(refundKey)) problems.push('MPP_TEMPO_REFUND_KEY: must be a 0x hex key');
     if (!Number.isInteger(chainId) || chainId <= 0) problems.push('MPP_TEMPO_CHAIN_ID: must be a chain id');
     tempo = {
       rpcUrl: str('MPP_TEMPO_RPC_URL') ?? TEMPO_MAINNET.rpcUrl,
@@ -102,6 +110,7 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
       currency: currency as `0x${string}`,
       recipient: recipient as `0x${string}`,
       feePayerKey: feePayerKey as `0x${string}` | undefined,
+      refundKey: refundKey as `0x${string}` | undefined,
     };
   }
   const secretKey = str('MPP_STRIPE_SECRET_KEY');

@@ -112,8 +112,13 @@ const CHAINS: Record<ChainId, { family: X402Family; kind: ChainKind; presets: Pr
       {
         network: 'eip155:56',
         rpcUrl: 'https://bsc-dataseed.bnbchain.org',
-        // USD1, which settles by EIP-3009 (gasless for the payer). USDT and USDC on BSC have no EIP-3009.
-        assets: ['0x8d0D000Ee44948FC98c9B98A4FA4921476f08B0d'],
+        // USD1 settles by EIP-3009; USDT and USDC on BSC have no EIP-3009 and settle through Permit2 (offered only
+        // where x402's exact Permit2 proxy is deployed: see evm-chain.ts).
+        assets: [
+          '0x8d0D000Ee44948FC98c9B98A4FA4921476f08B0d', // USD1
+          '0x55d398326f99059fF775485246999027B3197955', // USDT
+          '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', // USDC
+        ],
       },
       { network: 'eip155:97', rpcUrl: 'https://data-seed-prebsc-1-s1.bnbchain.org:8545', assets: [] },
     ],

@@ -31,7 +31,10 @@ export function kasirEnv(evm: EvmDevnet): Record<string, string> {
   };
 }
 
-/** The settings that make kasir accept MPP Tempo charges on the devnet's Tempo chain (fees sponsored). */
+/**
+ * The settings that make kasir accept MPP Tempo charges on the devnet's Tempo chain (fees sponsored; push payments
+ * too, refunded from the payout wallet when their call fails).
+ */
 export function mppEnv(tempo: TempoDevnet): Record<string, string> {
   return {
     MPP_TEMPO_RECIPIENT: tempo.recipient.address,
@@ -39,6 +42,7 @@ export function mppEnv(tempo: TempoDevnet): Record<string, string> {
     MPP_TEMPO_CHAIN_ID: String(tempo.chainId),
     MPP_TEMPO_CURRENCY: tempo.currency,
     MPP_TEMPO_FEE_PAYER_KEY: tempo.feePayer.privateKey,
+    MPP_TEMPO_REFUND_KEY: tempo.recipient.privateKey,
   };
 }
 

@@ -18,7 +18,7 @@ export interface TempoDevnet {
   rpcUrl: string;
   chainId: number;
   currency: `0x${string}`;
-  /** Receives payments. */
+  /** Receives payments, and sends refunds (MPP_TEMPO_REFUND_KEY): funded for refunds' network fees. */
   recipient: DevnetKey;
   /** Pays payers' network fees when kasir sponsors them (MPP_TEMPO_FEE_PAYER_KEY). */
   feePayer: DevnetKey;
@@ -66,11 +66,13 @@ export async function startTempoDevnet(options: { chainId?: number } = {}): Prom
     };
     const feePayer = newKey();
     await transfer(feePayer.address, 1_000_000_000n);
+    const recipient = newKey();
+    await transfer(recipient.address, 1_000_000_000n);
     return {
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,
       currency: PATH_USD,
-      recipient: newKey(),
+      recipient,
       feePayer,
       async fundPayer(amount = 100_000_000n) {
         const payer = newKey();

@@ -6,7 +6,6 @@ import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 import { getBalance } from '../ledger/books.js';
 import { formatUsd } from '../ledger/money.js';
-import { payerCredit } from '../ledger/payer-credits.js';
 import { bearerToken, prepaidHeaders } from '../rails/prepaid.js';
 
 const BalanceSchema = z
@@ -23,21 +22,11 @@ const balanceRoute = createRoute({
   method: 'get',
   path: '/v1/keys/balance',
   tags: ['account'],
-  summary: 'Balance of the prepaid account behind the key, or the credit of a wallet payer',
+  summary: 'Balance of the prepaid account behind the key',
   description:
-    'With a key: its account. With `?payer=did:pkh:eip155:<chain>:<address>` (no key): the credit that payer holds ' +
-    'from wallet payments whose calls failed after paying (an MPP Tempo charge settles when it is verified); it pays ' +
-    "for the payer's next calls (see the MPP rail). A payer's account_id is its DID.",
+    'The account behind the key. Wallet payers hold no balance here: their payments move on-chain only for calls ' +
+    'that succeeded.',
   security: [{ apiKey: [] }],
-  request: {
-    query: z.object({
-      payer: z
-        .string()
-        .regex(/^did:pkh:eip155:\d+:0x[0-9a-fA-F]{40}$/)
-        .optional()
-        .openapi({ example: 'did:pkh:eip155:4217:0x2b5ad5c4795c026514f8317c7a215e218dccd6cf' }),
-    }),
-  },
   responses: {
     200: { description: 'The balance', content: { 'application/json': { schema: BalanceSchema } } },
     ...pickErrors(401, 429),
@@ -47,21 +36,6 @@ const balanceRoute = createRoute({
 export function mountKeyRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   app.openapi(balanceRoute, async (c) => {
-    const { payer } = c.req.valid('query');
-    if (payer) {
-      const did = payer.replace(/0x[0-9a-fA-F]{40}$/, (a) => a.toLowerCase());
-      const credit = await payerCredit(deps.db, did);
-      return c.json(
-        {
-          account_id: did,
-          balance_micro_usd: credit,
-          balance_usd: formatUsd(credit),
-          held_micro_usd: 0,
-          available_micro_usd: credit,
-        },
-        200,
-      );
-    }
     const token = bearerToken(c.req.header('authorization'));
     const key = token ? await deps.keys.resolve(token) : null;
     if (!key)

@@ -151,7 +151,10 @@ export interface MppStoreTable {
   expires_at: number | null;
 }
 
-/** A wallet payer's credit: payments that bought calls which then failed, spendable on later calls. */
+/**
+ * A wallet payer's credit, as earlier versions kept it (payments for calls that then failed). No longer written or
+ * spent: failed calls' payments now go back on-chain. Rows left from before stay for the operator to settle.
+ */
 export interface PayerCreditTable {
   /** `did:pkh:eip155:<chain>:<address>` (lower-case address). */
   payer: string;

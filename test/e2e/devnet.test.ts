@@ -127,6 +127,8 @@ describe('npx kasir devnet', () => {
         functionName: 'balanceOf',
         args: [line.tempo.recipient],
       });
+    // The payout wallet starts funded (it sends refunds and pays their fees): it gains exactly the cost.
+    const receivedBefore = await received();
     const mppPaid = await mppx.fetch('http://kasir.test/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -135,7 +137,7 @@ describe('npx kasir devnet', () => {
     expect(mppPaid.status).toBe(200);
     expect(mppPaid.headers.get('payment-receipt')).toBeTruthy();
     const { costMicroUsd } = (await mppPaid.json()) as { costMicroUsd: number };
-    expect(await received()).toBe(BigInt(costMicroUsd));
+    expect(await received()).toBe(receivedBefore + BigInt(costMicroUsd));
 
     devnet.kill('SIGTERM');
     const [code] = (await once(devnet, 'exit')) as [number | null];

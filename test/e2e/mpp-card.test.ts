@@ -1,6 +1,7 @@
 // The MPP rail's card method end to end: the real mppx client pays kasir with a shared payment token, kasir charges
-// it through Stripe's official client against a local server speaking Stripe's API; a replay is refused, a declined
-// card charges nothing, and a call that fails after the charge is refunded.
+// it through Stripe's official client against a local server speaking Stripe's API: the card is authorized before
+// the call and captured only after it succeeded; a replay is refused, a declined card charges nothing, and a call
+// that fails releases the authorization (nothing captured, nothing to refund).
 import { Challenge } from 'mppx';
 import { Mppx, stripe } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +89,13 @@ describe.each(DB_TARGETS)('MPP card charge on %s', (db) => {
     expect(((await res.json()) as { costMicroUsd: number }).costMicroUsd).toBe(quote);
     const intent = fake.intents.at(-1);
     expect(fake.intents.length).toBe(before + 1);
-    expect(intent).toMatchObject({ amount: quote / 10_000, currency: 'usd', status: 'succeeded' });
+    expect(intent).toMatchObject({
+      amount: quote / 10_000,
+      currency: 'usd',
+      capture_method: 'manual',
+      status: 'succeeded',
+      amount_received: quote / 10_000,
+    });
     expect(res.headers.get('payment-receipt')).toBeTruthy();
   });
 
@@ -114,13 +121,14 @@ describe.each(DB_TARGETS)('MPP card charge on %s', (db) => {
     expect(await res.json()).toMatchObject({ type: 'https://paymentauth.org/problems/verification-failed' });
   });
 
-  it('refunds the card when the call fails after the charge', async () => {
+  it('captures nothing when the call fails: the card authorization is released', async () => {
     const { body } = centsBody('refund me');
+    const refunds = fake.refunds.length;
     kasir.openai.setScript({ failure: { kind: 'status', status: 500 } });
     const res = await client('spt_test_refund').call(body);
     kasir.openai.setScript({});
     expect(res.status).toBe(502);
-    const intent = fake.intents.at(-1);
-    expect(fake.refunds.at(-1)).toMatchObject({ payment_intent: intent?.id, amount: intent?.amount });
+    expect(fake.intents.at(-1)).toMatchObject({ status: 'canceled', amount_received: 0 });
+    expect(fake.refunds.length).toBe(refunds);
   });
 });

@@ -1,9 +1,11 @@
 // The MPP rail's Tempo charge end to end: the real mppx client pays kasir over HTTP on a local Tempo-mode chain
-// (anvil --network tempo). Balances on the chain, receipts, refusals with fresh challenges, and the payer's credit
-// after a call that failed once paid.
+// (anvil --network tempo). Balances on the chain, receipts, refusals with fresh challenges; a failed call moves
+// nothing (pull: never broadcast) or is refunded on-chain (push, or a pull whose stream died), never kept as credit.
 import { Challenge, Credential, Receipt } from 'mppx';
 import { Mppx, tempo } from 'mppx/client';
+import { createClient, http, parseEventLogs, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { Abis } from 'viem/tempo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetKey } from '../../src/devnet/evm.js';
 import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
@@ -25,19 +27,21 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
   let kasir: PaidKasir;
   let sponsored: PaidKasir;
 
-  const env = (feePayer?: DevnetKey) => ({
+  // `kasir` refunds from its payout wallet (push accepted); `sponsored` pays payers' fees and has no refund wallet.
+  const env = (options: { feePayer?: DevnetKey; refunds?: boolean }) => ({
     MPP_TEMPO_RECIPIENT: chain.recipient.address,
     MPP_TEMPO_RPC_URL: chain.rpcUrl,
     MPP_TEMPO_CHAIN_ID: String(chain.chainId),
     MPP_TEMPO_CURRENCY: PATH_USD,
     PUBLIC_BASE_URL: URL_BASE,
-    ...(feePayer ? { MPP_TEMPO_FEE_PAYER_KEY: feePayer.privateKey } : {}),
+    ...(options.feePayer ? { MPP_TEMPO_FEE_PAYER_KEY: options.feePayer.privateKey } : {}),
+    ...(options.refunds ? { MPP_TEMPO_REFUND_KEY: chain.recipient.privateKey } : {}),
   });
 
   beforeAll(async () => {
     chain = await startTempoDevnet();
-    kasir = await startPaidKasir(db, env());
-    sponsored = await startPaidKasir(db, env(chain.feePayer), {
+    kasir = await startPaidKasir(db, env({ refunds: true }));
+    sponsored = await startPaidKasir(db, env({ feePayer: chain.feePayer }), {
       openai: kasir.openai,
       anthropic: kasir.anthropic,
       gemini: kasir.gemini,
@@ -151,33 +155,64 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     expect(await chain.balanceOf(chain.feePayer.address)).toBeLessThan(sponsorBefore);
   });
 
-  it('streams a paid chat: the receipt leads the stream, the closing chunk carries the cost', async () => {
+  it('streams a paid chat: the pull payment is broadcast as the stream starts, the closing chunk carries its receipt', async () => {
     const payer = await chain.fundPayer();
     const body = chatBody(MODEL, 'stream me', { stream: true });
     const before = await chain.balanceOf(chain.recipient.address);
     const res = await client(kasir, payer).call(body);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    expect(Receipt.deserialize(res.headers.get('payment-receipt') ?? '')).toMatchObject({ method: 'tempo' });
     const text = await res.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const frames = text.split('\n\n').filter((f) => f.startsWith('data: {'));
-    const last = JSON.parse((frames.at(-1) as string).slice(6)) as { costMicroUsd: number };
+    const last = JSON.parse((frames.at(-1) as string).slice(6)) as {
+      costMicroUsd: number;
+      receipt: Record<string, unknown>;
+    };
     expect(last.costMicroUsd).toBe(walletQuote(body));
+    expect(last.receipt).toMatchObject({
+      rail: 'mpp',
+      method: 'tempo',
+      charged_micro_usd: walletQuote(body),
+    });
+    expect(last.receipt.reference).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.balanceOf(chain.recipient.address)).toBe(before + BigInt(walletQuote(body)));
   });
 
-  it('credits the payer when the upstream dies mid-stream', async () => {
+  /** The TIP-20 transfers a transaction made (memo transfers with their memo). */
+  async function transfersOf(hash: `0x${string}`) {
+    const reader = createClient({ transport: http(chain.rpcUrl) }).extend(publicActions);
+    const receipt = await reader.getTransactionReceipt({ hash });
+    return parseEventLogs({ abi: Abis.tip20, logs: receipt.logs, eventName: 'TransferWithMemo' }).map(
+      (l) => l.args,
+    );
+  }
+
+  it('refunds on-chain a pull payment whose stream died after it was broadcast', async () => {
     const payer = await chain.fundPayer();
-    const did = `did:pkh:eip155:${chain.chainId}:${payer.address.toLowerCase()}`;
     const body = chatBody(MODEL, 'dies mid-stream', { stream: true });
+    const quote = BigInt(walletQuote(body));
+    const recipientBefore = await chain.balanceOf(chain.recipient.address);
     kasir.openai.setScript({ failure: { kind: 'die', afterEvents: 2 } });
     const res = await client(kasir, payer).call(body);
     const text = await res.text();
     kasir.openai.setScript({});
     expect(text).toContain('event: error');
-    const balance = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
-    expect(await balance.json()).toMatchObject({ balance_micro_usd: walletQuote(body) });
+    // The refund record names the refund transaction: exactly the quote, from the payout wallet back to the payer,
+    // its memo the payment's own transaction.
+    const rows = await kasir.deps.db.kysely
+      .selectFrom('mpp_store')
+      .select('value')
+      .where('key', 'like', 'kasir:mpp:refund:%')
+      .execute();
+    const records = rows.map((r) => JSON.parse(r.value) as Record<string, string>);
+    const record = records.find((r) => r.payer?.toLowerCase() === payer.address.toLowerCase());
+    expect(record).toMatchObject({ state: 'sent', amount: String(quote) });
+    const [refund] = await transfersOf(record?.refund_tx as `0x${string}`);
+    expect(refund).toMatchObject({ to: payer.address, amount: quote, memo: record?.payment_tx });
+    expect(refund?.from.toLowerCase()).toBe(chain.recipient.address.toLowerCase());
+    // The payout wallet got the payment and sent it back (paying the refund's fee): it kept nothing.
+    expect(await chain.balanceOf(chain.recipient.address)).toBeLessThanOrEqual(recipientBefore);
   });
 
   it('refuses a replayed credential with a fresh challenge and moves no money', async () => {
@@ -249,42 +284,88 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
-  it('credits a payment whose call failed, shows it as the payer balance, and spends it on the next call', async () => {
-    const payer = await chain.fundPayer();
-    const did = `did:pkh:eip155:${chain.chainId}:${payer.address.toLowerCase()}`;
-    const body = chatBody(MODEL, 'fails after paying');
+  it('never broadcasts a pull payment whose call failed: the payer keeps its balance, the credential pays the retry', async () => {
+    const payer = await chain.fundPayer(5_000_000n);
+    const body = chatBody(MODEL, 'fails before paying');
     const quote = walletQuote(body);
+    const recipientBefore = await chain.balanceOf(chain.recipient.address);
+    const { call, sent } = client(kasir, payer);
     kasir.openai.setScript({ failure: { kind: 'status', status: 500 } });
-    const failed = await client(kasir, payer).call(body);
+    const failed = await call(body);
     kasir.openai.setScript({});
     expect(failed.status).toBe(502);
-    expect(failed.headers.get('x-payer-credit-micro-usd')).toBe(String(quote));
-    const balance = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
-    expect(await balance.json()).toMatchObject({ account_id: did, balance_micro_usd: quote });
-
-    // Named with Payment-Payer, the payer is offered a zero-amount challenge that its credit pays.
-    const payerBalance = await chain.balanceOf(payer.address);
-    const { call, sent } = client(kasir, payer, 'pull', { 'payment-payer': did });
-    const paid = await call(body);
-    expect(paid.status).toBe(200);
-    expect(((await paid.json()) as { receipt: Record<string, unknown> }).receipt).toMatchObject({
-      paid_from: 'credit',
-      charged_micro_usd: quote,
-    });
-    expect(sent.map((s) => s.status)).toEqual([402, 200]);
-    expect(await chain.balanceOf(payer.address)).toBe(payerBalance);
-    const after = await kasir.app.request(`/v1/keys/balance?payer=${encodeURIComponent(did)}`);
-    expect(await after.json()).toMatchObject({ balance_micro_usd: 0 });
+    expect(failed.headers.get('payment-receipt')).toBeNull();
+    expect(failed.headers.get('x-payment-refund')).toBeNull();
+    expect(await chain.balanceOf(payer.address)).toBe(5_000_000n);
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(recipientBefore);
     const usage = await kasir.deps.db.kysely
       .selectFrom('usage_records')
-      .select(['status', 'charged_micro_usd', 'network'])
-      .where('payer', '=', did)
-      .orderBy('id')
+      .select(['status', 'charged_micro_usd', 'tx_id'])
+      .where('payer', '=', `did:pkh:eip155:${chain.chainId}:${payer.address.toLowerCase()}`)
       .execute();
-    expect(usage).toEqual([
-      { status: 'voided', charged_micro_usd: 0, network: `eip155:${chain.chainId}` },
-      { status: 'charged', charged_micro_usd: quote, network: 'credit' },
-    ]);
+    expect(usage).toEqual([{ status: 'voided', charged_micro_usd: 0, tx_id: null }]);
+
+    // Nothing moved, so the same credential may pay the same call again: now it succeeds and pays the quote.
+    const credential = sent.find((s) => s.authorization)?.authorization as string;
+    const retried = await post(kasir, body, { authorization: credential });
+    expect(retried.status).toBe(200);
+    expect(await chain.balanceOf(chain.recipient.address)).toBe(recipientBefore + BigInt(quote));
+    expect(await chain.balanceOf(payer.address)).toBeLessThanOrEqual(5_000_000n - BigInt(quote));
+  });
+
+  it('refunds a push payment whose call failed: exactly the quote goes back to the payer, on-chain', async () => {
+    const payer = await chain.fundPayer(5_000_000n);
+    const body = chatBody(MODEL, 'pushed then failed');
+    const quote = BigInt(walletQuote(body));
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [
+        tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client, mode: 'push' }),
+      ],
+    });
+    // The client broadcasts the payment itself while making the credential.
+    const credential = await mppx.createCredential(await post(kasir, body));
+    const paid = await chain.balanceOf(payer.address);
+    expect(paid).toBeLessThanOrEqual(5_000_000n - quote);
+    kasir.openai.setScript({ failure: { kind: 'status', status: 500 } });
+    const failed = await post(kasir, body, { authorization: credential });
+    kasir.openai.setScript({});
+    expect(failed.status).toBe(502);
+    const refundTx = failed.headers.get('x-payment-refund') as `0x${string}`;
+    expect(refundTx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.balanceOf(payer.address)).toBe(paid + quote);
+    const [refund] = await transfersOf(refundTx);
+    expect(refund).toMatchObject({ to: payer.address, amount: quote });
+    // Spent: the same payment cannot buy the call again.
+    const again = await post(kasir, body, { authorization: credential });
+    expect(again.status).toBe(402);
+    expect(await chain.balanceOf(payer.address)).toBe(paid + quote);
+  });
+
+  it('asks for pull only where no refund wallet is set, and refuses a pushed payment there', async () => {
+    const body = chatBody(MODEL, 'pull only');
+    const unpaid = await post(sponsored, body);
+    const [challenge] = Challenge.fromHeadersList(unpaid.headers).filter((c) => c.method === 'tempo');
+    expect(challenge?.request.methodDetails).toMatchObject({ supportedModes: ['pull'] });
+    expect(
+      Challenge.fromHeadersList((await post(kasir, body)).headers).find((c) => c.method === 'tempo')?.request
+        .methodDetails,
+    ).toMatchObject({ supportedModes: ['pull', 'push'] });
+    // A payment the payer broadcast itself, presented as a push credential: refused, nothing runs.
+    const payer = await chain.fundPayer(5_000_000n);
+    const pushed = await post(kasir, body);
+    const pushCredential = await Mppx.create({
+      polyfill: false,
+      methods: [
+        tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client, mode: 'push' }),
+      ],
+    }).createCredential(pushed);
+    const { payload, source } = Credential.deserialize(pushCredential);
+    const forged = Credential.serialize({ challenge: challenge as Challenge.Challenge, payload, source });
+    const calls = sponsored.openai.requests.length;
+    const refused = await post(sponsored, body, { authorization: forged });
+    expect(refused.status).toBe(402);
+    expect(sponsored.openai.requests.length).toBe(calls);
   });
 });
 

@@ -1,6 +1,8 @@
 // A local server speaking the parts of Stripe's API the card method uses: POST /v1/payment_intents (form-encoded,
-// confirmed at once with a shared payment token) and POST /v1/refunds, with Stripe's bearer auth, error objects and
-// idempotency (a repeated Idempotency-Key returns the first answer with `Idempotent-Replayed: true`).
+// confirmed at once with a shared payment token; `capture_method=manual` only authorizes: `requires_capture`),
+// POST /v1/payment_intents/{id}/capture and /cancel (only from `requires_capture`, as Stripe allows for an
+// authorized card) and POST /v1/refunds, with Stripe's bearer auth, error objects and idempotency (a repeated
+// Idempotency-Key returns the first answer with `Idempotent-Replayed: true`).
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listen } from './http.js';
@@ -11,6 +13,8 @@ export interface FakePaymentIntent {
   amount: number;
   currency: string;
   status: string;
+  capture_method: 'automatic' | 'manual';
+  amount_received: number;
   metadata: Record<string, string>;
   shared_payment_granted_token: string;
 }
@@ -89,16 +93,46 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (token === DECLINED_TOKEN) {
         return answer(402, stripeError('card_error', 'Your card was declined.', 'card_declined'));
       }
+      const manual = form.capture_method === 'manual';
+      const confirmed = form.confirm === 'true';
       const intent: FakePaymentIntent = {
         id: id('pi'),
         object: 'payment_intent',
         amount,
         currency: String(form.currency),
-        status: form.confirm === 'true' ? 'succeeded' : 'requires_confirmation',
+        status: !confirmed ? 'requires_confirmation' : manual ? 'requires_capture' : 'succeeded',
+        capture_method: manual ? 'manual' : 'automatic',
+        amount_received: confirmed && !manual ? amount : 0,
         metadata: (form.metadata as Record<string, string>) ?? {},
         shared_payment_granted_token: token,
       };
       intents.push(intent);
+      return answer(200, intent);
+    }
+    const action = /^\/v1\/payment_intents\/([^/]+)\/(capture|cancel)$/.exec(req.url ?? '');
+    if (req.method === 'POST' && action) {
+      const intent = intents.find((i) => i.id === action[1]);
+      if (!intent)
+        return answer(
+          404,
+          stripeError('invalid_request_error', 'No such payment_intent', 'resource_missing'),
+        );
+      if (intent.status !== 'requires_capture') {
+        return answer(
+          400,
+          stripeError(
+            'invalid_request_error',
+            `This PaymentIntent could not be ${action[2] === 'capture' ? 'captured' : 'canceled'} because it has a status of ${intent.status}.`,
+            'payment_intent_unexpected_state',
+          ),
+        );
+      }
+      if (action[2] === 'capture') {
+        intent.status = 'succeeded';
+        intent.amount_received = intent.amount;
+      } else {
+        intent.status = 'canceled';
+      }
       return answer(200, intent);
     }
     if (req.method === 'POST' && req.url === '/v1/refunds') {

@@ -2,6 +2,7 @@
 
 import { afterAll, beforeAll } from 'vitest';
 import { type EvmDevnetOptions, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
+import { deployTestUsdt, fundPermit2Payer, installPermit2 } from '../../src/devnet/permit2.js';
 import { evmPayer } from './evm-payer.js';
 import { type PaidKasir, startPaidKasir } from './paid.js';
 import type { WalletFixture } from './wallet-suite.js';
@@ -24,6 +25,39 @@ export async function evmFixture(chain: 'BASE' | 'BNB', opts: EvmDevnetOptions):
     ...payer,
     payerBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payer.address),
     payToBalance: () => erc20BalanceOf(devnet.rpcUrl, devnet.asset, devnet.payTo),
+    close: () => devnet.stop(),
+  };
+}
+
+/**
+ * BNB Smart Chain (`/b402`, chain 56) paid in a USDT-like token (18 decimals, no EIP-3009) through Permit2: the
+ * canonical Permit2 and the exact Permit2 proxy installed, the payer funded and its one-time approval sent. The
+ * devnet's EIP-3009 token is offered beside it (`usd1`), as USD1 is on BNB Smart Chain.
+ */
+export async function permit2Fixture(): Promise<
+  WalletFixture & { usdt: `0x${string}`; usd1: `0x${string}` }
+> {
+  const devnet = await startEvmDevnet({ chainId: 56, decimals: 18, payerFunds: 10n ** 24n });
+  await installPermit2(devnet);
+  const usdt = await deployTestUsdt(devnet, devnet.deployer);
+  await fundPermit2Payer(devnet, usdt, devnet.deployer, devnet.payer, 10n ** 24n);
+  const payer = evmPayer(devnet);
+  return {
+    prefix: '/b402',
+    network: devnet.network,
+    decimals: 18,
+    usdt,
+    usd1: devnet.asset,
+    env: {
+      X402_BNB_PAY_TO: devnet.payTo,
+      X402_BNB_NETWORK: devnet.network,
+      X402_BNB_ASSETS: `${usdt},${devnet.asset}`,
+      X402_BNB_RPC_URL: devnet.rpcUrl,
+      X402_BNB_PRIVATE_KEY: devnet.facilitator.privateKey,
+    },
+    ...payer,
+    payerBalance: () => erc20BalanceOf(devnet.rpcUrl, usdt, devnet.payer.address),
+    payToBalance: () => erc20BalanceOf(devnet.rpcUrl, usdt, devnet.payTo),
     close: () => devnet.stop(),
   };
 }

@@ -73,6 +73,8 @@ export async function paidWithWallet(
 export interface WalletCalls {
   /** Asks for the 402, pays it with `fx.pay` and sends the call again; returns the paid answer. */
   paidCall(text: string): Promise<Response>;
+  /** The unpaid call's 402. */
+  challenge(text: string): Promise<Response>;
 }
 
 export function describeWalletRail<F extends WalletFixture>(
@@ -248,6 +250,7 @@ export function describeWalletRail<F extends WalletFixture>(
         const payment = await fx.pay(await requirementsFor(b));
         return post(b, { 'payment-signature': signature(payment) });
       },
+      challenge: async (text) => post(body(text)),
     });
   });
 }

@@ -10,6 +10,7 @@ import type { Db } from '../../store/db.js';
 import type { Rail } from '../types.js';
 import { cardMethod, stripeClient, tempoMethod } from './methods.js';
 import { createMppRail, type MppxHandler, type SignedHandlers } from './rail.js';
+import { tempoRefunder } from './refunds.js';
 import { loadSecrets } from './secrets.js';
 import { dbStore } from './store.js';
 
@@ -53,6 +54,9 @@ export async function openMppRail(
     reload().catch((err) => deps.log.error({ err }, 'mpp: could not reload the challenge secrets'));
   }, RELOAD_MS);
   timer.unref();
-  const rail = createMppRail({ ...deps, config: mpp, handlers: () => handlers, stripe });
+  const refunder = mpp.tempo
+    ? tempoRefunder(mpp.tempo, store)
+    : { address: null, refund: () => Promise.reject(new Error('mpp: Tempo is off')) };
+  const rail = createMppRail({ ...deps, config: mpp, handlers: () => handlers, stripe, store, refunder });
   return { rail, reload, close: () => clearInterval(timer) };
 }

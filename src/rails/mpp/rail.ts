@@ -2,37 +2,24 @@
  * The MPP rail: the `Payment` HTTP authentication scheme on every /v1/* paid route. A 402 carries one
  * `WWW-Authenticate: Payment` challenge per method (Tempo charge, card), each bound by its HMAC id to the route and
  * method (`scope`), the body's digest and the amount; the caller repeats the identical request with
- * `Authorization: Payment <credential>` and the answer carries `Payment-Receipt`. mppx verifies and settles, and it
- * settles when it verifies: so a call that fails afterwards gives the money back — a Tempo payment as credit of the
- * payer's (spent on its next calls through a zero-amount challenge, see `Payment-Payer`), a card payment as a
- * Stripe refund.
+ * `Authorization: Payment <credential>` and the answer carries `Payment-Receipt`. kasir never holds a balance for
+ * the payer: a pull payment (a Tempo transaction the payer signed) is verified before the call and broadcast only
+ * after it succeeded; a card is authorized before and captured after; a push payment (already on-chain; accepted
+ * only with a refund wallet) is sent back when the call fails (see authorization.ts). mppx verifies and broadcasts.
  */
 import { createHash } from 'node:crypto';
-import { Challenge, Credential, Errors, PaymentRequest, Receipt } from 'mppx';
+import { Challenge, Credential, Errors, PaymentRequest, type Receipt, type Store } from 'mppx';
 import type { Mppx } from 'mppx/server';
 import type Stripe from 'stripe';
 import type { MppConfig } from '../../config-mpp.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
-import { creditPayer, payerCredit, spendPayerCredit } from '../../ledger/payer-credits.js';
-import { recordWalletUsage } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
-import type {
-  Authorization,
-  PaidRequest,
-  Payer,
-  Pricing,
-  Rail,
-  RailChallenge,
-  RailReceipt,
-  UsageFacts,
-} from '../types.js';
+import type { PaidRequest, Pricing, Rail, RailChallenge } from '../types.js';
 import { PaymentRefusal } from '../types.js';
-import { usageRow } from '../usage.js';
 import { microUsdToDollars, wholeCents } from './amounts.js';
-
-/** The header a payer names itself with (`did:pkh:eip155:<chain>:<address>`) to be offered its credit. */
-export const PAYMENT_PAYER = 'payment-payer';
+import { MppAuthorization, type Settlement } from './authorization.js';
+import type { TempoRefunder } from './refunds.js';
 
 /** One mppx handler per challenge secret: the first signs, every one verifies what it signed. */
 export interface SignedHandlers {
@@ -41,7 +28,7 @@ export interface SignedHandlers {
 }
 
 // The configured methods vary with the settings, so the handler is typed by what this rail calls on it.
-export type MppxHandler = Pick<Mppx.Mppx, 'broadcastCredential' | 'realm'> & {
+export type MppxHandler = Pick<Mppx.Mppx, 'broadcastCredential' | 'validateCredential' | 'realm'> & {
   challenge: Record<
     string,
     Record<string, (options: Record<string, unknown>) => Promise<Challenge.Challenge>>
@@ -55,6 +42,10 @@ export interface MppRailDeps {
   handlers: () => SignedHandlers;
   /** The card method's Stripe client (refunds), when cards are on. */
   stripe: Stripe | undefined;
+  /** The MPP store (mppx's replay keys, kasir's claims on pull payments and its refund records). */
+  store: Store.AtomicStore;
+  /** Sends Tempo refunds (or records them as owed). */
+  refunder: TempoRefunder;
 }
 
 interface Detail {
@@ -108,44 +99,20 @@ export function createMppRail(deps: MppRailDeps): Rail {
     return make(options);
   };
 
-  /** The challenges of one call: Tempo and card at the quote, and the payer's credit when it covers the call. */
+  /** The challenges of one call: Tempo and card, at the quote. */
   async function challengesFor(pricing: Pricing, req: PaidRequest): Promise<Challenge.Challenge[]> {
     const cost = pricing.quote.costMicroUsd;
     const common = {
       scope: scopeOf(req),
       expires: expires(),
       description: pricing.description,
+      amount: microUsdToDollars(cost),
+      meta: { digest: req.bodyDigest },
     };
     const out: Challenge.Challenge[] = [];
-    const named = payerDid(req.header(PAYMENT_PAYER));
-    if (tempoOn && named && (await payerCredit(db, named)) >= cost) {
-      // A zero-amount challenge: the payer proves it holds the address (an EIP-712 proof, no transfer), and the
-      // call is paid from its credit. Listed first, so a client that can sign it prefers it.
-      out.push(
-        await issue('tempo', {
-          ...common,
-          amount: '0',
-          meta: { digest: req.bodyDigest, credit: String(cost), payer: named },
-        }),
-      );
-    }
-    if (tempoOn) {
-      out.push(
-        await issue('tempo', {
-          ...common,
-          amount: microUsdToDollars(cost),
-          meta: { digest: req.bodyDigest },
-        }),
-      );
-    }
+    if (tempoOn) out.push(await issue('tempo', common));
     if (cardOn && wholeCents(cost) && cost >= (config.stripe?.minMicroUsd ?? 0)) {
-      out.push(
-        await issue('stripe', {
-          ...common,
-          amount: microUsdToDollars(cost),
-          meta: { digest: req.bodyDigest },
-        }),
-      );
+      out.push(await issue('stripe', common));
     }
     return out;
   }
@@ -158,84 +125,24 @@ export function createMppRail(deps: MppRailDeps): Rail {
     return null;
   }
 
-  class MppAuthorization implements Authorization {
-    constructor(
-      readonly payer: Payer,
-      readonly amountMicroUsd: number,
-      private readonly credential: Credential.Credential,
-      private readonly receipt: Receipt.Receipt,
-      private readonly fromCredit: boolean,
-      private readonly route: string,
-    ) {}
+  const ctx = {
+    db,
+    log,
+    tempoNetwork: `eip155:${config.tempo?.chainId}`,
+    refunder: deps.refunder,
+    stripe: deps.stripe,
+  };
+  /** kasir's claim on a pull payment while its call runs (and after it paid), so it pays one call at a time. */
+  const pullClaim = (challengeId: string) => `kasir:mpp:pull:${challengeId}`;
 
-    private get network() {
-      return this.receipt.method === 'tempo' ? `eip155:${config.tempo?.chainId}` : this.receipt.method;
-    }
-
-    private headers() {
-      return { 'payment-receipt': Receipt.serialize(this.receipt), 'cache-control': 'private' };
-    }
-
-    private async record(usage: UsageFacts, charged: number) {
-      const row = usageRow(usage, { rail: 'mpp', payer: this.payer, chargedMicroUsd: charged });
-      await recordWalletUsage(db, row, {
-        route: this.route,
-        network: this.fromCredit ? 'credit' : this.network,
-        txId: this.fromCredit ? null : this.receipt.reference,
-      });
-    }
-
-    async capture(usage: UsageFacts): Promise<RailReceipt> {
-      await this.record(usage, this.amountMicroUsd);
-      return {
-        headers: this.headers(),
-        receipt: {
-          rail: 'mpp',
-          method: this.receipt.method,
-          reference: this.fromCredit ? null : this.receipt.reference,
-          paid_from: this.fromCredit ? 'credit' : this.receipt.method,
-          payer: this.payer.address,
-          charged_micro_usd: this.amountMicroUsd,
-        },
-      };
-    }
-
-    /** The payment already moved: a Tempo payment (or spent credit) becomes the payer's credit, a card is refunded. */
-    async void(usage: UsageFacts): Promise<RailReceipt> {
-      const id = this.credential.challenge.id;
-      const given: Record<string, unknown> = { rail: 'mpp', charged_micro_usd: 0 };
-      if (this.receipt.method === 'stripe') {
-        try {
-          await deps.stripe?.refunds.create(
-            { payment_intent: this.receipt.reference },
-            { idempotencyKey: `kasir_refund_${id}` },
-          );
-          given.refunded = this.receipt.reference;
-        } catch (err) {
-          log.error({ err, reference: this.receipt.reference }, 'mpp: could not refund a card payment');
-          given.refund_failed = this.receipt.reference;
-        }
-      } else if (this.payer.address) {
-        await creditPayer(db, {
-          id: `refund:${id}`,
-          payer: this.payer.address,
-          amountMicroUsd: this.amountMicroUsd,
-          reason: `call ${usage.requestId} failed (${usage.errorCode ?? usage.httpStatus})`,
-        });
-        given.credited_micro_usd = this.amountMicroUsd;
-        given.credit_micro_usd = await payerCredit(db, this.payer.address);
-        given.payer = this.payer.address;
-      }
-      await this.record(usage, 0);
-      const headers: Record<string, string> = {};
-      if (typeof given.credit_micro_usd === 'number')
-        headers['x-payer-credit-micro-usd'] = String(given.credit_micro_usd);
-      return { headers, receipt: given };
-    }
-
-    streamHeaders(): Record<string, string> {
-      // Paid when verified: the receipt is known before the first byte.
-      return this.headers();
+  /** Runs an mppx verification, answering its payment errors as refusals and its other failures as a 502. */
+  async function verified<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof Errors.PaymentError && err.status < 500) throw refuse(codeOf(err), err.message);
+      log.error({ err }, 'mpp: the payment could not be verified');
+      throw new ApiError('upstream_error', 'the payment network could not be reached; nothing was charged');
     }
   }
 
@@ -278,40 +185,52 @@ export function createMppRail(deps: MppRailDeps): Rail {
           'the challenge was not issued by this server (or has been retired)',
         );
       const cost = pricing.quote.costMicroUsd;
-      const meta = challengeMeta(challenge);
-      const fromCredit = meta.credit !== undefined;
-      const named = fromCredit ? meta.payer : undefined;
-      if (fromCredit && meta.credit !== String(cost)) {
-        throw refuse('payment_challenge_invalid', 'the credit challenge was issued for another price');
+      const options = {
+        scope: scopeOf(req),
+        meta: { digest: req.bodyDigest },
+        request: { amount: microUsdToDollars(cost) },
+      };
+      const type = (credential.payload as { type?: unknown } | undefined)?.type;
+      let settlement: Settlement;
+      let address = payer.address;
+      if (challenge.method === 'stripe') {
+        // A card is authorized when verified: captured after the call succeeded, released if it failed.
+        const receipt = await verified(() => handler.broadcastCredential(credential, options));
+        settlement = { kind: 'card', receipt };
+      } else {
+        const key = pullClaim(challenge.id);
+        if (type === 'transaction' && (await deps.store.get(key))) {
+          throw refuse(
+            'payment_replayed',
+            'this credential is paying for another call, or has paid one already',
+          );
+        }
+        // Verified without moving anything: the signed transaction simulates, the pushed one is on-chain.
+        const validation = await verified(() => handler.validateCredential(credential, options));
+        const sender = (validation.details as { sender?: string } | undefined)?.sender;
+        if (sender) address = `did:pkh:eip155:${config.tempo?.chainId}:${sender.toLowerCase()}`;
+        if (type === 'transaction') {
+          const until = challenge.expires ? Date.parse(challenge.expires) : Date.now() + 3_600_000;
+          if (!(await deps.store.tryClaim?.(key, until))) {
+            throw refuse(
+              'payment_replayed',
+              'this credential is paying for another call, or has paid one already',
+            );
+          }
+          settlement = {
+            kind: 'pull',
+            broadcast: () => handler.broadcastCredential(credential, options),
+            release: () => deps.store.delete(key),
+          };
+        } else {
+          // A push payment: spent here once (mppx records its transaction hash), given back if the call fails.
+          const receipt: Receipt.Receipt = await verified(() =>
+            handler.broadcastCredential(credential, options),
+          );
+          settlement = { kind: 'push', receipt };
+        }
       }
-      let receipt: Receipt.Receipt;
-      try {
-        receipt = await handler.broadcastCredential(credential, {
-          scope: scopeOf(req),
-          meta: fromCredit
-            ? { digest: req.bodyDigest, credit: String(cost), payer: named ?? '' }
-            : { digest: req.bodyDigest },
-          request: { amount: fromCredit ? '0' : microUsdToDollars(cost) },
-        });
-      } catch (err) {
-        if (err instanceof Errors.PaymentError && err.status < 500) throw refuse(codeOf(err), err.message);
-        log.error({ err }, 'mpp: the payment could not be verified');
-        throw new ApiError('upstream_error', 'the payment network could not be reached; nothing was charged');
-      }
-      const address = payer.address ?? null;
-      if (fromCredit) {
-        // The proof shows the payer holds the address the credit belongs to; the credit pays, once per challenge.
-        if (!address || address !== named)
-          throw refuse('payment_challenge_invalid', 'the credit belongs to another payer');
-        const spent = await spendPayerCredit(db, {
-          id: `spend:${challenge.id}`,
-          payer: address,
-          amountMicroUsd: cost,
-          reason: `call ${req.requestId}`,
-        });
-        if (!spent) throw refuse('payment_insufficient', "the payer's credit no longer covers this call");
-      }
-      return new MppAuthorization({ ...payer, address }, cost, credential, receipt, fromCredit, req.path);
+      return new MppAuthorization({ ...payer, address }, cost, ctx, challenge.id, settlement, req.path);
     },
 
     async challenge(pricing, req) {
@@ -321,7 +240,7 @@ export function createMppRail(deps: MppRailDeps): Rail {
         headers: challenges.map((c) => ['WWW-Authenticate', Challenge.serialize(c)] as [string, string]),
         body: {
           rail: 'mpp',
-          how: 'Pay with an MPP client (the Payment HTTP authentication scheme): answer one WWW-Authenticate: Payment challenge and repeat this identical request with Authorization: Payment <credential>. A payment for a call that then fails becomes your credit (Tempo) or is refunded (card).',
+          how: 'Pay with an MPP client (the Payment HTTP authentication scheme): answer one WWW-Authenticate: Payment challenge and repeat this identical request with Authorization: Payment <credential>. A signed (pull) Tempo payment is broadcast and a card captured only when the call succeeds; a pushed Tempo payment is refunded on-chain when it fails.',
           challenges: challenges.map((c) => ({
             id: c.id,
             method: c.method,
@@ -340,9 +259,10 @@ export function createMppRail(deps: MppRailDeps): Rail {
         howToPay:
           'Call any /v1/* paid route without payment: the 402 carries `WWW-Authenticate: Payment` challenges (one per ' +
           'method, bound to this route, body and price). Pay one with an MPP client such as `mppx` and repeat the ' +
-          'identical request with `Authorization: Payment <credential>`; the answer carries `Payment-Receipt`. A call ' +
-          'that fails after paying becomes credit of the payer (send `Payment-Payer: did:pkh:eip155:<chain>:<address>` ' +
-          'to be offered it) or, for a card, is refunded.',
+          'identical request with `Authorization: Payment <credential>`; the answer carries `Payment-Receipt`. A pull ' +
+          'payment (a Tempo transaction you sign) is broadcast only after the call succeeded, so nothing moves for a ' +
+          'failed call; a card is only authorized until the call succeeded; a push payment (one you broadcast) is ' +
+          'refunded to you on-chain when the call fails.',
         example: `curl -i ${baseUrl}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"openai/gpt-4.1-mini","messages":[{"role":"user","content":"Halo"}]}'   # 402 + WWW-Authenticate: Payment; pay it with mppx`,
       };
     },

@@ -1,11 +1,14 @@
 /**
- * An EVM chain (Base, BNB Smart Chain, a local devnet) on the x402 rail: EIP-3009 tokens only, so the payer
- * signs and the operator's facilitator pays the gas. Each token's EIP-712 name and version and its decimals are
- * read from the token itself, and a token without `transferWithAuthorization` is refused at the first read.
+ * An EVM chain (Base, BNB Smart Chain, a local devnet) on the x402 rail, `exact` scheme: the payer signs and the
+ * operator's facilitator pays the gas. A token with EIP-3009 `transferWithAuthorization` (USDC, USD1) is paid by
+ * authorization (its EIP-712 name and version read from the token); any other ERC-20 (USDT and USDC on BNB Smart
+ * Chain) through Permit2 — the payer approves Permit2 once, then signs a Permit2 witness transfer that x402's
+ * exact Permit2 proxy settles — offered only where Permit2 and that proxy are deployed. A token that can be paid
+ * neither way is left out (and logged) at the first read.
  */
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import { toFacilitatorEvmSigner } from '@x402/evm';
+import { PERMIT2_ADDRESS, toFacilitatorEvmSigner, x402ExactPermit2ProxyAddress } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import {
@@ -20,6 +23,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { jsonRpc } from 'viem/nonce';
 import type { X402ChainConfig } from '../../config-x402.js';
+import type { Logger } from '../../http/logger.js';
 import { type AcceptedAsset, type Chain, localFacilitator, memoRetry } from './chain.js';
 
 const TOKEN_ABI = parseAbi([
@@ -42,34 +46,58 @@ function viemChain(config: X402ChainConfig) {
   });
 }
 
-export function openEvmChain(config: X402ChainConfig): Chain {
+export function openEvmChain(config: X402ChainConfig, log?: Logger): Chain {
   const chain = viemChain(config);
   // No retries inside viem: a failed settlement is answered at once, and the payer may send its payment again.
   const transport = http(config.rpcUrl, { retryCount: 0, timeout: 30_000 });
   const reader = createPublicClient({ chain, transport });
 
+  /** Whether Permit2 and x402's exact Permit2 proxy both have code on this chain. */
+  const permit2Ready = memoRetry(async () => {
+    const codes = await Promise.all(
+      [PERMIT2_ADDRESS, x402ExactPermit2ProxyAddress].map((address) => reader.getCode({ address })),
+    );
+    return codes.every((code) => code !== undefined && code !== '0x');
+  });
+
   const readAsset = async (asset: string): Promise<AcceptedAsset> => {
     const address = asset as `0x${string}`;
     const read = <T>(functionName: 'name' | 'version' | 'decimals') =>
       reader.readContract({ address, abi: TOKEN_ABI, functionName }) as Promise<T>;
-    const [name, version, decimals] = await Promise.all([
-      read<string>('name'),
-      read<string>('version'),
-      read<number>('decimals'),
-    ]);
-    try {
-      await reader.readContract({
+    const decimals = Number(await read<number>('decimals'));
+    const eip3009 = await reader
+      .readContract({
         address,
         abi: TOKEN_ABI,
         functionName: 'authorizationState',
         args: [ZERO_ADDRESS, ZERO_NONCE],
-      });
-    } catch {
-      throw new Error(
-        `${asset} on ${config.network} has no EIP-3009 transferWithAuthorization: payers could not pay it without gas`,
+      })
+      .then(
+        () => true,
+        () => false,
       );
+    if (eip3009) {
+      const [name, version] = await Promise.all([read<string>('name'), read<string>('version')]);
+      return { asset: address, decimals, extra: { name, version } };
     }
-    return { asset: address, decimals: Number(decimals), extra: { name, version } };
+    if (await permit2Ready()) return { asset: address, decimals, extra: { assetTransferMethod: 'permit2' } };
+    throw new Error(
+      `${asset} on ${config.network} has no EIP-3009 transferWithAuthorization, and Permit2 with x402's exact ` +
+        `Permit2 proxy (${x402ExactPermit2ProxyAddress}) is not deployed there: payers could not pay it without gas`,
+    );
+  };
+
+  /** The assets that can be paid; at least one, else the chain's offer fails (and is read again next time). */
+  const readAssets = async () => {
+    const read = await Promise.allSettled(config.assets.map(readAsset));
+    const usable: AcceptedAsset[] = [];
+    for (const [i, outcome] of read.entries()) {
+      if (outcome.status === 'fulfilled') usable.push(outcome.value);
+      else log?.error({ err: outcome.reason, asset: config.assets[i] }, 'x402: an asset is left out');
+    }
+    const first = read.find((o) => o.status === 'rejected');
+    if (usable.length === 0 && first) throw (first as PromiseRejectedResult).reason;
+    return usable;
   };
 
   let facilitator: Chain['facilitator'];
@@ -102,7 +130,7 @@ export function openEvmChain(config: X402ChainConfig): Chain {
 
   return {
     config,
-    assets: memoRetry(() => Promise.all(config.assets.map(readAsset))),
+    assets: memoRetry(readAssets),
     facilitator,
     serverScheme: new ExactEvmScheme(),
   };

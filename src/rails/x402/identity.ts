@@ -1,6 +1,7 @@
 /**
  * What makes a wallet payment unique on its chain, so one payment buys one call: an EVM authorization's payer and
- * nonce, a Solana transaction, an Algorand group id. Read off the payload before it runs anything.
+ * nonce (EIP-3009, or Permit2's), a Solana transaction, an Algorand group id. Read off the payload before it runs
+ * anything.
  */
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
@@ -13,9 +14,16 @@ function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }
 
+/** An EVM payload's authorization: EIP-3009's `authorization` or Permit2's `permit2Authorization`. */
+function evmAuthorization(body: Record<string, unknown>): { kind: string; auth: Record<string, unknown> } {
+  if (body.permit2Authorization !== undefined)
+    return { kind: 'permit2', auth: record(body.permit2Authorization) };
+  return { kind: 'eip3009', auth: record(body.authorization) };
+}
+
 /** The payer an EVM payload names (its authorization's `from`), before verification confirms it. */
 export function claimedPayer(payload: PaymentPayload): string | null {
-  const from = record(record(payload.payload).authorization).from;
+  const { from } = evmAuthorization(record(payload.payload)).auth;
   return typeof from === 'string' ? from.toLowerCase() : null;
 }
 
@@ -24,9 +32,11 @@ export function paymentIdentity(payload: PaymentPayload, kind: ChainKind): strin
   const body = record(payload.payload);
   const network = payload.accepted.network;
   if (kind === 'evm') {
-    const auth = record(body.authorization);
+    const { kind: method, auth } = evmAuthorization(body);
     if (typeof auth.from !== 'string' || typeof auth.nonce !== 'string') return null;
-    return sha256(`${network}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`);
+    // EIP-3009 nonces are bytes32, Permit2's uint256: each names its own space (Permit2's under its own prefix).
+    const prefix = method === 'permit2' ? `${network}|permit2` : network;
+    return sha256(`${prefix}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`);
   }
   if (kind === 'svm') {
     return typeof body.transaction === 'string' ? sha256(`${network}|${body.transaction}`) : null;

@@ -24,7 +24,7 @@ export function openX402Rail(
 ): Rail | null {
   if (config.chains.length === 0) return null;
   const chains: Chain[] = config.chains.map((c) => {
-    if (c.kind === 'evm') return openEvmChain(c);
+    if (c.kind === 'evm') return openEvmChain(c, deps.log);
     if (c.kind === 'svm') return openSvmChain(c, signers.svm);
     return openAvmChain(c, signers.avm);
   });
