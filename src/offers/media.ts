@@ -108,7 +108,8 @@ export function createMediaOffer(entry: ModelEntry, provider: MediaProvider, rt:
     const upstreamInput = upstreamOf(input);
     const kept = provider.fileInputs === 'bytes' ? fetched.get(input) : undefined;
     const files =
-      kept ?? (await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit, input));
+      kept ??
+      (await rt.files.resolve(entry, upstreamInput, provider.fileInputs, ctx.signal, fileLimit, input));
     return {
       endpoint: entry.upstream.endpoint,
       produces: kind,
