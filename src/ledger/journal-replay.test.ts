@@ -11,29 +11,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
-import { fundedAccount } from '../../test/support/ledger.js';
-import { getBalance, grantLease, placeHold, sweepExpiredHolds, type UsageInsert } from './books.js';
+import { chargedUsage, fundedAccount } from '../../test/support/ledger.js';
+import { getBalance, grantLease, placeHold, sweepExpiredHolds } from './books.js';
 import { ChargeJournal, type JournalOwner, journalFileName, thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
 import { replayOrphanJournals } from './journal-replay.js';
 import { Reserves } from './reserves.js';
 
-const usage = (accountId: string, requestId: string, charged: number): UsageInsert => ({
-  created_at: new Date().toISOString(),
-  request_id: requestId,
-  rail: 'prepaid',
-  account_id: accountId,
-  key_id: null,
-  payer: null,
-  offer_id: 'test/offer',
-  quote_micro_usd: charged,
-  charged_micro_usd: charged,
-  status: 'charged',
-  http_status: 200,
-  latency_ms: 1,
-  error_code: null,
-});
+const usage = chargedUsage;
 
 const self = thisProcess();
 /** An earlier process of this host that had this process's pid: its journals are orphaned. */

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDb } from '../../test/support/app.js';
-import { fundedAccount } from '../../test/support/ledger.js';
+import { chargedUsage, fundedAccount } from '../../test/support/ledger.js';
 import { postgresUp } from '../../test/support/services.js';
-import { getBalance, grantLease, type UsageInsert } from './books.js';
+import { getBalance, grantLease } from './books.js';
 import { thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
@@ -11,21 +11,7 @@ import { PgChargeJournal } from './pg-journal.js';
 import { replayDeadOwners } from './pg-journal-replay.js';
 import { Reserves } from './reserves.js';
 
-const usage = (accountId: string, requestId: string, charged: number): UsageInsert => ({
-  created_at: new Date().toISOString(),
-  request_id: requestId,
-  rail: 'prepaid',
-  account_id: accountId,
-  key_id: null,
-  payer: null,
-  offer_id: 'test/offer',
-  quote_micro_usd: charged,
-  charged_micro_usd: charged,
-  status: 'charged',
-  http_status: 200,
-  latency_ms: 1,
-  error_code: null,
-});
+const usage = chargedUsage;
 
 /** A replayer on another machine: it can tell a dead owner only by its heartbeat. */
 const otherHost = { host: 'another-host', pid: 1, nonce: 'abcdef012345' };

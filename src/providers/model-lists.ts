@@ -5,6 +5,7 @@
  * tell which catalog models a configured provider no longer serves.
  */
 import type { ProviderConfig, ProviderName } from '../config.js';
+import { CHAT_WIRE_FORMAT } from './registry.js';
 
 /** One model as its server lists it. */
 export interface ListedModel {
@@ -20,19 +21,8 @@ export interface ListedModel {
 /** The list formats kasir reads. */
 export type ListFormat = 'openai-compatible' | 'anthropic' | 'gemini';
 
-/** Which list format each provider with a model list speaks; providers not named here have none kasir reads. */
-export const MODEL_LIST_FORMAT: Partial<Record<ProviderName, ListFormat>> = {
-  openai: 'openai-compatible',
-  openrouter: 'openai-compatible',
-  together: 'openai-compatible',
-  groq: 'openai-compatible',
-  deepseek: 'openai-compatible',
-  xai: 'openai-compatible',
-  ollama: 'openai-compatible',
-  'self-hosted': 'openai-compatible',
-  anthropic: 'anthropic',
-  google: 'gemini',
-};
+/** Which list format each provider with a model list speaks: its chat wire format's (providers not named there have none kasir reads). */
+export const MODEL_LIST_FORMAT: Partial<Record<ProviderName, ListFormat>> = CHAT_WIRE_FORMAT;
 
 /** Thrown when a list cannot be read; the message names the provider and says why, never the key. */
 export class ModelListError extends Error {

@@ -1,39 +1,21 @@
-// The dashboard in headless Chromium (Debian's chromium package, driven by playwright-core) against a real kasir
-// server, a fake Midtrans and a fake OpenAI: a visitor tops up Rp 50.000, sees the QR, the gateway's signed
-// notification lands, the page hands over the key and shows the balance; a chat call with that key appears in the
-// usage table and chart; the CSV downloads; a new key is created; the first key is revoked and refused; a form
-// posted from another origin is refused; a wallet signs in through the page's EIP-1193 provider (the form post's
-// CRLF line ends and all), and a refused sign-in is a page. No CSP violation is reported. Screenshots of every page at desktop and
-// phone widths go to test-artifacts/dashboard/.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nowIso } from '../../src/ledger/ids.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type FakeMidtrans, startFakeMidtrans } from '../fakes/midtrans.js';
+import { describeWithBrowser, executablePath } from '../support/browser.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
 const ARTIFACTS = path.resolve('test-artifacts/dashboard');
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
-function chromiumPath(): string | undefined {
-  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const executablePath = chromiumPath();
-// In CI the browser is installed by .ci/run: a missing browser there fails the run instead of skipping.
-const run = executablePath || process.env.CI === 'true' ? describe : describe.skip;
+const run = describeWithBrowser;
 
 run('the dashboard in a real browser', () => {
   let kasir: PaidKasir;

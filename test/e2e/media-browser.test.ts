@@ -1,32 +1,14 @@
-// Stored media cannot run script on kasir's origin, shown in headless Chromium (Debian's chromium package, driven
-// by playwright-core) against a real kasir server with a signed-in dashboard in the same browser: an SVG carrying a
-// script is uploaded and opened from its media link (and framed by a page of the dashboard's origin); an HTML page
-// disguised as an image is refused at upload, and one stored before uploads were checked is opened too. Each
-// script would call a local "watch" server with the page's cookies and change the page's title; the watch server
-// hears nothing. The same SVG served without kasir's headers does call it, so the watch is shown to work.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { describeWithBrowser, executablePath } from '../support/browser.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 
-function chromiumPath(): string | undefined {
-  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const executablePath = chromiumPath();
-// In CI the browser is installed by .ci/run: a missing browser there fails the run instead of skipping.
-const run = executablePath || process.env.CI === 'true' ? describe : describe.skip;
+const run = describeWithBrowser;
 
 /** A script that reports to the watch server (with the cookies it can see) and marks the page, every way it can. */
 const payload = (watch: string, tag: string) =>
