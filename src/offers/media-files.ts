@@ -186,7 +186,12 @@ function targetOf(entry: ModelEntry, role: Role): FileField | undefined {
   const kind = (f: FileField, k: string) => acceptedTypes(entry, f.field)[0]?.startsWith(k) === true;
   const single = (k: string, name: (n: string) => boolean) =>
     fields.find((f) => !f.array && kind(f, k) && name(f.field));
-  if (role === 'image') return single('image', (n) => !/end|last|tail|mask|ref/i.test(n));
+  // A model's main image; a reference image only when it is the model's one image input (Sora's input_reference).
+  if (role === 'image')
+    return (
+      single('image', (n) => !/end|last|tail|mask|ref/i.test(n)) ??
+      single('image', (n) => !/end|last|tail|mask/i.test(n))
+    );
   if (role === 'end_image') return single('image', (n) => /end|last|tail/i.test(n));
   if (role === 'video') return single('video', (n) => !/mask/i.test(n));
   if (role === 'audio') return single('audio', (n) => !/cloud/i.test(n));

@@ -13,6 +13,9 @@ import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 const URL_BASE = 'http://kasir.test';
 const MODEL = 'openai/gpt-4.1-mini';
 
+/** The Payment-scheme challenges of a WWW-Authenticate header (the others, such as the prepaid key's Bearer, left out). */
+const paymentChallenges = (header: string) => parseChallenges(header).filter((c) => c.scheme === 'Payment');
+
 /** RFC 9110 challenges: `scheme auth-param *( "," auth-param )`, challenges separated by commas as well. */
 function parseChallenges(header: string): Array<{ scheme: string; params: Record<string, string> }> {
   const out: Array<{ scheme: string; params: Record<string, string> }> = [];
@@ -118,7 +121,13 @@ describe('the Payment scheme on the wire', () => {
     const body = centsBody();
     const res = await post(body);
     expect(res.status).toBe(402);
-    const challenges = parseChallenges(res.headers.get('www-authenticate') ?? '');
+    // The prepaid key's Bearer challenge comes first (how to pay without a wallet), then one Payment per method.
+    expect(parseChallenges(res.headers.get('www-authenticate') ?? '').map((c) => c.scheme)).toEqual([
+      'Bearer',
+      'Payment',
+      'Payment',
+    ]);
+    const challenges = paymentChallenges(res.headers.get('www-authenticate') ?? '');
     expect(challenges.map((c) => [c.scheme, c.params.method, c.params.intent])).toEqual([
       ['Payment', 'tempo', 'charge'],
       ['Payment', 'stripe', 'charge'],
@@ -163,15 +172,15 @@ describe('the Payment scheme on the wire', () => {
       detail: expect.any(String),
     });
     // and a fresh challenge to pay with
-    expect(parseChallenges(res.headers.get('www-authenticate') ?? '').length).toBe(2);
+    expect(paymentChallenges(res.headers.get('www-authenticate') ?? '').length).toBe(2);
   });
 
   it('reads challenges whatever the order of their parameters, and credentials of either shape', async () => {
     const res = await post(centsBody());
-    const [first] = parseChallenges(res.headers.get('www-authenticate') ?? '');
+    const [first] = paymentChallenges(res.headers.get('www-authenticate') ?? '');
     const params = first?.params as Record<string, string>;
     // The same challenge with its parameters reversed and spaced out pays the call as well (the card challenge here).
-    const card = parseChallenges(res.headers.get('www-authenticate') ?? '')[1]?.params as Record<
+    const card = paymentChallenges(res.headers.get('www-authenticate') ?? '')[1]?.params as Record<
       string,
       string
     >;
@@ -206,7 +215,7 @@ describe('the Payment scheme on the wire', () => {
     expect(current?.secret).not.toBe(old?.secret);
 
     expect((await post(body, { authorization: credential })).status).toBe(200);
-    const after = parseChallenges((await post(body)).headers.get('www-authenticate') ?? '')[0]
+    const after = paymentChallenges((await post(body)).headers.get('www-authenticate') ?? '')[0]
       ?.params as Record<string, string>;
     const slots = ['realm', 'method', 'intent', 'request', 'expires', 'digest', 'opaque'].map(
       (k) => after[k] ?? '',
