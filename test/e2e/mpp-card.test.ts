@@ -75,7 +75,9 @@ describe.each(DB_TARGETS)('MPP card charge on %s', (db) => {
     // A card cannot pay it and no other MPP method is on: no Payment challenge, and the other rails still listed.
     const res = await post(odd);
     expect(res.status).toBe(402);
-    expect(res.headers.get('www-authenticate')).toBeNull();
+    // Only the prepaid key's Bearer challenge is left (every 402 names how to pay).
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="kasir"/);
+    expect(res.headers.get('www-authenticate')).not.toContain('Payment');
     const rails = ((await res.json()) as { error: { details: { rails: Array<{ rail: string }> } } }).error
       .details.rails;
     expect(rails.map((r) => r.rail)).toEqual(['prepaid']);
