@@ -164,8 +164,9 @@ function sniffMarkup(head: Buffer): string | undefined {
     if (next === ' ' || next === '>' || (tag === '!--' && next !== '')) return 'text/html';
   }
   if (isXml || lower.startsWith('<!doctype')) return 'application/xml';
-  // Other markup-looking text is still HTML to a browser that renders it as a document.
-  return root ? 'text/html' : undefined;
+  // Other markup-looking text is still HTML to a browser that renders it as a document; binary bytes that happen to
+  // start with `<` and a letter (one file in a few thousand) are not.
+  return root && looksLikeText(head) ? 'text/html' : undefined;
 }
 
 /** Plain text (no control bytes but whitespace), which is no media format. */
