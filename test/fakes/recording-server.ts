@@ -1,5 +1,5 @@
 /**
- * A local server that replays recorded exchanges of a real provider API (test/fakes/fixtures/recordings, each
+ * A local server (the contract tests' recorder) that replays recorded exchanges of a real provider API (test/fakes/fixtures/recordings, each
  * with its source and licence, listed in NOTICE) and records every request it receives, so a test can compare
  * what kasir — or an official SDK — sent with what the recording's client sent.
  *
@@ -8,8 +8,8 @@
  *   server.requests[0].body ...
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { closeServer, listen } from './http.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { pathOf, startRecorder } from '../support/recorder.js';
 
 export interface RecordedInteraction {
   request: { method: string; path: string; body: Record<string, unknown> | null };
@@ -51,40 +51,35 @@ export function loadRecording(name: string): Recording {
 export async function startRecordingServer(
   interactions: RecordedInteraction[] = [],
 ): Promise<RecordingServer> {
-  const requests: ReceivedRequest[] = [];
   let script = interactions;
   let served = 0;
-  const server = createServer((raw, res) => {
-    const chunks: Buffer[] = [];
-    raw.on('data', (chunk: Buffer) => chunks.push(chunk));
-    raw.on('end', () => {
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      } catch {
-        // not JSON: recorded as an empty object
-      }
-      requests.push({ method: raw.method ?? 'GET', path: raw.url ?? '/', headers: raw.headers, body });
-      const interaction = script[Math.min(served++, script.length - 1)];
-      const path = (raw.url ?? '/').split('?')[0];
-      if (!interaction || interaction.request.path !== path || interaction.request.method !== raw.method) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no recording for ${raw.method} ${path}` } }));
-        return;
-      }
-      const { status, contentType, body: json, text } = interaction.response;
-      res.writeHead(status, { 'content-type': contentType });
-      res.end(text ?? JSON.stringify(json));
+  const requests: ReceivedRequest[] = [];
+  const recorder = await startRecorder((req) => {
+    // Bodies as JSON objects (an empty one when the body was not JSON).
+    requests.push({
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      body: (req.json ?? {}) as Record<string, unknown>,
     });
+    const interaction = script[Math.min(served++, script.length - 1)];
+    const path = pathOf(req);
+    if (!interaction || interaction.request.path !== path || interaction.request.method !== req.method)
+      return { status: 404, json: { error: { message: `no recording for ${req.method} ${path}` } } };
+    const { status, contentType, body: json, text } = interaction.response;
+    return {
+      status,
+      headers: { 'content-type': contentType },
+      bytes: Buffer.from(text ?? JSON.stringify(json)),
+    };
   });
-  const url = await listen(server);
   return {
-    url,
+    url: recorder.url,
     requests,
     replay(next) {
       script = next;
       served = 0;
     },
-    close: () => closeServer(server),
+    close: () => recorder.close(),
   };
 }
