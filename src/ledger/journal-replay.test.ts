@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
-import { chargedUsage, fundedAccount } from '../../test/support/ledger.js';
-import { getBalance, grantLease, placeHold, sweepExpiredHolds } from './books.js';
+import { chargedCalls, chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
+import { getBalance, placeHold, sweepExpiredHolds } from './books.js';
 import { ChargeJournal, type JournalOwner, journalFileName, thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
@@ -41,18 +41,7 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
   async function lease(journal: ChargeJournal, accountId: string, amount: number): Promise<string> {
     const leaseId = newId('lease');
     journal.append({ k: 'lease', lease: leaseId, account: accountId });
-    const now = new Date();
-    await grantLease(store.db, {
-      leaseId,
-      isNew: true,
-      accountId,
-      minMicroUsd: amount,
-      maxMicroUsd: amount,
-      entryKey: `hold:${leaseId}`,
-      requestId: 'grant',
-      now: now.toISOString(),
-      expiresAt: new Date(now.getTime() + 600_000).toISOString(),
-    });
+    await openLease(store.db, leaseId, accountId, amount);
     return leaseId;
   }
 
@@ -69,15 +58,7 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
       });
     }
   };
-  const charged = async (accountId: string) =>
-    (
-      await store.db.kysely
-        .selectFrom('usage_records')
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('status', '=', 'charged')
-        .execute()
-    ).length;
+  const charged = (accountId: string) => chargedCalls(store.db, accountId);
 
   it("charges a dead instance's answered calls once, releases its lease, and removes its journal", async () => {
     const dir = newDir();

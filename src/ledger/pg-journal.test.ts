@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDb } from '../../test/support/app.js';
-import { chargedUsage, fundedAccount } from '../../test/support/ledger.js';
+import { chargedCalls, chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
 import { postgresUp } from '../../test/support/services.js';
-import { getBalance, grantLease } from './books.js';
+import { getBalance } from './books.js';
 import { thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
@@ -41,15 +41,7 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
   }
   const rows = async (owner: string) =>
     (await pool().query('SELECT key FROM charge_journal WHERE owner = $1', [owner])).rows.length;
-  const charged = async (accountId: string) =>
-    (
-      await store.db.kysely
-        .selectFrom('usage_records')
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('status', '=', 'charged')
-        .execute()
-    ).length;
+  const charged = (accountId: string) => chargedCalls(store.db, accountId);
 
   it('commits a charge as a row before commit() resolves, and shares one INSERT among calls that end together', async () => {
     const id = await fundedAccount(store.db, 100_000);
@@ -79,18 +71,7 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     const dead = await PgChargeJournal.open(pool(), thisProcess());
     const leaseId = newId('lease');
     await dead.append({ k: 'lease', lease: leaseId, account: id });
-    const now = new Date();
-    await grantLease(store.db, {
-      leaseId,
-      isNew: true,
-      accountId: id,
-      minMicroUsd: 1_000,
-      maxMicroUsd: 1_000,
-      entryKey: `hold:${leaseId}`,
-      requestId: 'grant',
-      now: now.toISOString(),
-      expiresAt: new Date(now.getTime() + 600_000).toISOString(),
-    });
+    await openLease(store.db, leaseId, id, 1_000);
     for (let i = 0; i < 3; i++) {
       const chargeId = newId('chg');
       await dead.append({

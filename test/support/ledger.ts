@@ -1,6 +1,6 @@
 // A new prepaid account holding `microUsd`, for tests of the books (the credit is the account's first entry).
 import { createAccount } from '../../src/ledger/accounts.js';
-import { adjustBalance, type UsageInsert } from '../../src/ledger/books.js';
+import { adjustBalance, grantLease, type UsageInsert } from '../../src/ledger/books.js';
 import type { Db } from '../../src/store/db.js';
 
 export async function fundedAccount(db: Db, microUsd: number): Promise<string> {
@@ -33,3 +33,30 @@ export const chargedUsage = (accountId: string, requestId: string, charged: numb
   latency_ms: 1,
   error_code: null,
 });
+
+/** Opens lease `leaseId` of `amount` on the account in the database, as an instance's first grant does. */
+export async function openLease(db: Db, leaseId: string, accountId: string, amount: number): Promise<void> {
+  const now = new Date();
+  await grantLease(db, {
+    leaseId,
+    isNew: true,
+    accountId,
+    minMicroUsd: amount,
+    maxMicroUsd: amount,
+    entryKey: `hold:${leaseId}`,
+    requestId: 'grant',
+    now: now.toISOString(),
+    expiresAt: new Date(now.getTime() + 600_000).toISOString(),
+  });
+}
+
+/** How many calls of the account the usage records show charged. */
+export async function chargedCalls(db: Db, accountId: string): Promise<number> {
+  const rows = await db.kysely
+    .selectFrom('usage_records')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'charged')
+    .execute();
+  return rows.length;
+}
