@@ -2,6 +2,7 @@
 import { type Dispatcher, Pool } from 'undici';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
 import type { CallSignal } from './call-signal.js';
+import { retryAfterMs } from './retry-after.js';
 import { type StreamedAnswer, type StreamedFrames, streamedRequest } from './streamed.js';
 import { UpstreamError } from './types.js';
 
@@ -310,15 +311,6 @@ export interface StatusFailure {
   isCredentialFailure?: ((status: number, errorBody: unknown) => boolean) | undefined;
   /** The answer's `Retry-After` header, if any. */
   retryAfter?: string | undefined;
-}
-
-/** A `Retry-After` value (delay in seconds, or an HTTP date) in ms from now; undefined when unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /**

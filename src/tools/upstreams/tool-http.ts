@@ -6,7 +6,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent } from 'undici';
 import type { ToolsConfig } from '../../config-tools.js';
+import { retryAfterMs } from '../../providers/retry-after.js';
 import { type AddressGuard, createAddressGuard } from './guard.js';
+
+export { retryAfterMs };
 
 /** How long an upstream that answered 429 without Retry-After is left alone; and the longest pause honoured. */
 const DEFAULT_PAUSE_MS = 5_000;
@@ -37,15 +40,6 @@ export class UpstreamGate {
     this.pausedUntil = Math.max(this.pausedUntil, now + bounded);
     return bounded;
   }
-}
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export interface ToolHttp {
