@@ -3,10 +3,11 @@ import { startFakeFrankfurter } from '../../../test/fakes/frankfurter.js';
 import type { FakeJsonUpstream } from '../../../test/fakes/json-upstream.js';
 import { loadConfig } from '../../config.js';
 import { CallAbort } from '../../providers/call-signal.js';
+import { retryAfterMs } from '../../providers/retry-after.js';
 import { UpstreamError } from '../../providers/types.js';
 import { isPublicAddress } from './guard.js';
 import { JsonUpstream } from './json-upstream.js';
-import { createToolHttp, retryAfterMs } from './tool-http.js';
+import { createToolHttp } from './tool-http.js';
 
 describe('the tools’ private-address guard', () => {
   it('tells public addresses from loopback, private, link-local, mapped and reserved ones', () => {

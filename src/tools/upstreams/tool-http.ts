@@ -9,8 +9,6 @@ import type { ToolsConfig } from '../../config-tools.js';
 import { retryAfterMs } from '../../providers/retry-after.js';
 import { type AddressGuard, createAddressGuard } from './guard.js';
 
-export { retryAfterMs };
-
 /** How long an upstream that answered 429 without Retry-After is left alone; and the longest pause honoured. */
 const DEFAULT_PAUSE_MS = 5_000;
 const MAX_PAUSE_MS = 120_000;
