@@ -1,7 +1,8 @@
 /** The operator CLI (`npx kasir <command>`): the admin API's operations, run against the database directly, printing JSON. */
 import { parseArgs } from 'node:util';
 import { sweepOnce } from './checkout/sweeper.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config/error.js';
+import { loadConfig } from './config/load.js';
 import { createAccount, getAccount, issueKey, listKeys, revokeKey } from './ledger/accounts.js';
 import { adjustBalance, getBalance } from './ledger/books.js';
 import { listLedger, listUsage } from './ledger/history.js';

@@ -2,7 +2,7 @@
 import type { ModelWatch } from './catalog/model-watch.js';
 import type { Catalog } from './catalog/types.js';
 import type { JobRunner } from './checkout/jobs.js';
-import type { Config } from './config.js';
+import type { Config } from './config/load.js';
 import type { SafeFetcher } from './fetch/safe-fetch.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';

@@ -1,7 +1,8 @@
 /** Process entry: config → stores → server → graceful shutdown. */
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { applyEnvFile } from './env-file.js';
+import { applyEnvFile } from './config/env-file.js';
+import { ConfigError } from './config/error.js';
+import { loadConfig } from './config/load.js';
 import { createLogger } from './http/logger.js';
 import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';

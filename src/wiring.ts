@@ -5,7 +5,7 @@ import { loadCatalog } from './catalog/load.js';
 import { logReadings, startModelWatch } from './catalog/model-watch.js';
 import { JobRunner } from './checkout/jobs.js';
 import { startSweeper } from './checkout/sweeper.js';
-import type { Config } from './config.js';
+import type { Config } from './config/load.js';
 import type { Deps } from './deps.js';
 import { operatorHosts } from './fetch/operator-hosts.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';

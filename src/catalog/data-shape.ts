@@ -1,6 +1,6 @@
 /** The shape of the catalog data files, checked with zod at start-up so a bad entry names itself and its field. */
 import { z } from 'zod';
-import { PROVIDER_ENV } from '../config.js';
+import { PROVIDER_ENV } from '../config/providers.js';
 import { CATEGORIES, type PriceRule, type RateTable } from './types.js';
 
 const microUsd = z.number().int().nonnegative();

@@ -3,7 +3,7 @@
  * per provider how many models it lists, the catalog models it does not list (kasir shows those unavailable and
  * does not sell them) and any list it could not read. Needs no database; prints JSON.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { loadCatalog } from './load.js';
 import { type ListReading, startModelWatch } from './model-watch.js';
 

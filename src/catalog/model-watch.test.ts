@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeModelList, startFakeModelList } from '../../test/fakes/model-lists.js';
 import { type PaidKasir, startPaidKasir } from '../../test/support/paid.js';
 import { postPaid } from '../../test/support/paid-call.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load.js';
 import { listModels } from '../providers/model-lists.js';
 import { runDoctor } from './doctor.js';
 import { listsModel } from './model-watch.js';

@@ -5,7 +5,8 @@
  * and are refused before payment instead of sold for a sure 404. The last good reading of each list is kept when a
  * later one fails; a list never read leaves its models as they were (available).
  */
-import type { Config, ProviderName } from '../config.js';
+import type { Config } from '../config/load.js';
+import type { ProviderName } from '../config/providers.js';
 import { type ListedModel, listModels, MODEL_LIST_FORMAT } from '../providers/model-lists.js';
 import type { LoadedCatalog } from './load.js';
 import { isSelfHosted, priceOf, selfHostedEntry } from './self-hosted.js';

@@ -3,7 +3,7 @@
  * other at SELF_HOSTED_BASE_URL): chat models sold at the operator's per-token price, with ids `<server>/<model>`
  * and the aliases callers use (`llama3.2`, `ollama/llama3.2`, `llama3.2@ollama`).
  */
-import type { TokenPrice } from '../config-models.js';
+import type { TokenPrice } from '../config/models.js';
 import type { ListedModel } from '../providers/model-lists.js';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { chatInputSchema } from './chat-schema.js';

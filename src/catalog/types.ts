@@ -1,5 +1,5 @@
 /** What kasir sells, as types: catalog entries (models and tools), quotes, and the Catalog the checkout asks. */
-import type { ProviderName } from '../config.js';
+import type { ProviderName } from '../config/providers.js';
 import type { FieldError } from '../http/errors.js';
 
 export const CATEGORIES = [

@@ -7,7 +7,7 @@ import { startKasir, type TestKasir } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';
 import type { PaidKasir } from '../../test/support/paid.js';
 import { postPaid } from '../../test/support/paid-call.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load.js';
 import { issueKey } from '../ledger/accounts.js';
 import { operatorHosts } from './operator-hosts.js';
 

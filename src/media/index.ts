@@ -1,5 +1,5 @@
 /** Opens the configured media blob store (local folder or S3-compatible bucket). */
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { createDiskStore } from './disk.js';
 import type { MediaBlobStore } from './store.js';
 

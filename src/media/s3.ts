@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { LimitedHashingStream } from './limit.js';
 import type { MediaBlobStore } from './store.js';
 

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { ModelEntry } from '../catalog/types.js';
 import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
-import type { FetchConfig } from '../config-fetch.js';
+import type { FetchConfig } from '../config/fetch.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
 import { ApiError, invalidInput } from '../http/errors.js';

@@ -6,7 +6,7 @@
 import { isRetired, retiredError } from '../catalog/lifecycle.js';
 import { type CatalogEntry, idField } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
-import { PROVIDER_ENV } from '../config.js';
+import { PROVIDER_ENV } from '../config/providers.js';
 import { ApiError } from '../http/errors.js';
 import type { MediaProviders } from '../providers/media/registry.js';
 import { TOOLS } from '../tools/index.js';

@@ -4,7 +4,7 @@
  * `GET /v1/models`, Gemini's paged `GET /v1beta/models`. Read-only and free; used to list self-hosted models and to
  * tell which catalog models a configured provider no longer serves.
  */
-import type { ProviderConfig, ProviderName } from '../config.js';
+import type { ProviderConfig, ProviderName } from '../config/providers.js';
 import { CHAT_WIRE_FORMAT } from './registry.js';
 
 /** One model as its server lists it. */

@@ -3,7 +3,7 @@ import { startFakeAnthropic } from '../../test/fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../../test/fakes/chat-upstream.js';
 import { startFakeGemini } from '../../test/fakes/gemini-upstream.js';
 import { startFakeOpenAI } from '../../test/fakes/openai-upstream.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load.js';
 import { type ChatProviders, createChatProviders } from './registry.js';
 
 const ctx = { signal: new AbortController().signal, requestId: 'req-1' };

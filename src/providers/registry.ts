@@ -1,6 +1,7 @@
 /** Builds the chat adapters named in the configuration, and says which providers are configured. */
 import { isSelfHosted } from '../catalog/self-hosted.js';
-import { type Config, PROVIDER_ENV, type ProviderName } from '../config.js';
+import type { Config } from '../config/load.js';
+import { PROVIDER_ENV, type ProviderName } from '../config/providers.js';
 import { createAnthropicProvider } from './anthropic/provider.js';
 import { createGeminiProvider } from './gemini/provider.js';
 import { UpstreamPools } from './http.js';

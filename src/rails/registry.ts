@@ -1,5 +1,5 @@
 /** The rails enabled on this server, in the order a request's credential is matched against them. */
-import { X402_FAMILIES, X402_FAMILY_SETTINGS, type X402Family } from '../config-x402.js';
+import { X402_FAMILIES, X402_FAMILY_SETTINGS, type X402Family } from '../config/x402.js';
 import { CHANNEL_ROUTES } from './channel/paths.js';
 import type { PaidRequest, Rail } from './types.js';
 

@@ -2,7 +2,7 @@
  * What kasir says at start about the rails: which take payments on this server, and for each one that is off, the
  * setting that would turn it on — so a server started without the devnet's (or a chain's) settings says so at once.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 
 const X402_CHAINS = ['base', 'solana', 'algorand', 'bnb'] as const;
 

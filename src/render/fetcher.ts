@@ -1,5 +1,5 @@
 /** The safe fetcher the renderers read callers' URLs with, built from the FETCH_* settings. */
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
 
 export function rendererFetcher(config: Config): SafeFetcher {

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { CatalogEntry, Quote } from '../catalog/types.js';
 import { type CheckoutDeps, type Sale, sell } from '../checkout/pipeline.js';
-import { X402_FAMILIES, type X402Family } from '../config-x402.js';
+import { X402_FAMILIES, type X402Family } from '../config/x402.js';
 import type { Deps } from '../deps.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';

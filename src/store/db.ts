@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 

@@ -4,7 +4,7 @@
  * against the catalog's schema and moves the money; a tool only does the work.
  */
 import type { Catalog } from '../catalog/types.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { Logger } from '../http/logger.js';
 import type { Media } from '../media/service.js';

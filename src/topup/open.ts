@@ -1,5 +1,5 @@
 /** The configured top-up gateway (Midtrans when MIDTRANS_SERVER_KEY is set), or null when top-ups are off. */
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import type { PaymentGateway } from './gateway.js';
 import { createMidtrans } from './midtrans.js';
 

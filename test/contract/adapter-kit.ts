@@ -1,7 +1,7 @@
 // What the media contract tests share: kasir's adapter for a provider, pointed at a recording server, and the
 // MediaCall kasir's offer would hand it, so an official SDK's request and kasir's for one operation can be compared.
 import { expect } from 'vitest';
-import type { ProviderConfig, ProviderName } from '../../src/config.js';
+import type { ProviderConfig, ProviderName } from '../../src/config/providers.js';
 import { CallAbort } from '../../src/providers/call-signal.js';
 import { UpstreamClient, UpstreamPools } from '../../src/providers/http.js';
 import type { PollTiming } from '../../src/providers/media/queue.js';

@@ -370,7 +370,7 @@ describe.each(DB_TARGETS)('media models on %s', (db) => {
   });
 
   it('refuses a bad FETCH_ALLOWED_HOSTS at start-up, naming the entry', async () => {
-    const { loadConfig } = await import('../../src/config.js');
+    const { loadConfig } = await import('../../src/config/load.js');
     expect(() => loadConfig({ FETCH_ALLOWED_HOSTS: '127.0.0.1:8080,intranet' })).toThrow(
       /FETCH_ALLOWED_HOSTS: "intranet" is not host:port/,
     );

@@ -1,5 +1,5 @@
 // Helpers for paid-route tests: a kasir wired to fake chat upstreams and a fake fal queue, funded keys, quotes, balances and holds.
-import type { RawEnv } from '../../src/config.js';
+import type { RawEnv } from '../../src/config/config-file.js';
 import { issueKey } from '../../src/ledger/accounts.js';
 import { getBalance } from '../../src/ledger/books.js';
 import { ledgerTotals } from '../../src/ledger/history.js';

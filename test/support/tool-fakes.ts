@@ -1,5 +1,5 @@
 /** Every data tool's fake upstream at once, and the settings that point kasir at them (for suites across routes). */
-import type { RawEnv } from '../../src/config.js';
+import type { RawEnv } from '../../src/config/config-file.js';
 import { startFakeCoinGecko } from '../fakes/coingecko.js';
 import { startFakeDefiLlama, startFakeDefiLlamaCoins } from '../fakes/defillama.js';
 import { startFakeDexScreener } from '../fakes/dexscreener.js';

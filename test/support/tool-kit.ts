@@ -5,7 +5,7 @@
  */
 
 import { expect } from 'vitest';
-import type { RawEnv } from '../../src/config.js';
+import type { RawEnv } from '../../src/config/config-file.js';
 import type { DbTarget } from './app.js';
 import { bearer, type PaidKasir, startPaidKasir } from './paid.js';
 import { allowLocalUpstreams } from './tool-fakes.js';

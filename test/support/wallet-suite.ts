@@ -7,7 +7,7 @@ import {
 } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RawEnv } from '../../src/config.js';
+import type { RawEnv } from '../../src/config/config-file.js';
 import type { X402SignerOverrides } from '../../src/rails/x402/open.js';
 import { type DbTarget, postJson } from './app.js';
 import { chatBody, type PaidKasir, startPaidKasir } from './paid.js';

@@ -1,5 +1,5 @@
 /** AssemblyAI's settings as its adapter reads them: the key, sent bare in `authorization`; it answers text only. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 export function assemblyAiHeaders(config: ProviderConfig): Record<string, string> {

@@ -4,7 +4,7 @@
  * (`POST /v2/transcript`); `GET /v2/transcript/{id}` reads it until it is completed or errored. AssemblyAI has no
  * way to stop a transcript in progress, so the queue has no cancel.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import type { UpstreamClient } from '../http.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';

@@ -1,5 +1,5 @@
 /** Deepgram's settings as its adapter reads them: `Authorization: Token <key>`; it answers JSON only. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 export function deepgramHeaders(config: ProviderConfig): Record<string, string> {

@@ -1,5 +1,5 @@
 /** ElevenLabs' settings as its adapter reads them: the `xi-api-key` header; its answers carry the audio itself. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 export function elevenLabsHeaders(config: ProviderConfig): Record<string, string> {

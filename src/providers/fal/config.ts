@@ -1,5 +1,5 @@
 /** fal's settings as its adapter reads them: the key header, and the hosts its result files come from. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 /** fal's CDN: files a model produces are served from fal.media and its subdomains (v3.fal.media, …). */

@@ -2,7 +2,7 @@
  * Google's media settings as its adapter reads them (the Gemini API, GEMINI_API_KEY / GEMINI_BASE_URL): the
  * `x-goog-api-key` header, and its own host, from which Veo's videos are downloaded with that same key.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 export function googleHeaders(config: ProviderConfig): Record<string, string> {

@@ -3,7 +3,7 @@
  * exchange; Veo runs as a long-running operation, submitted with `:predictLongRunning` and polled at
  * `GET /v1beta/{operation name}`. The Gemini API offers no cancel for Veo operations, so that queue has none.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import type { UpstreamClient } from '../http.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';

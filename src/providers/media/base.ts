@@ -1,5 +1,5 @@
 /** What every media adapter states about itself: its name, how file inputs reach it, its hosts, its missing key. */
-import { PROVIDER_ENV, type ProviderConfig, type ProviderName } from '../../config.js';
+import { PROVIDER_ENV, type ProviderConfig, type ProviderName } from '../../config/providers.js';
 import type { MediaProvider } from './types.js';
 
 export function providerBase(

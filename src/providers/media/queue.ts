@@ -2,7 +2,7 @@
  * Runs a queued media call to its end: submit, poll with backoff until a terminal state, fetch the result; and
  * builds the adapter of a provider that works as such a queue.
  */
-import type { ProviderConfig, ProviderName } from '../../config.js';
+import type { ProviderConfig, ProviderName } from '../../config/providers.js';
 import { CallAbort, type CallSignal, pause } from '../call-signal.js';
 import { UpstreamError } from '../types.js';
 import { providerBase } from './base.js';

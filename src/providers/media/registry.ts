@@ -1,6 +1,7 @@
 /** Builds the media adapters (fal, OpenAI with Sora, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
 import type { ModelEntry } from '../../catalog/types.js';
-import type { Config, ProviderName } from '../../config.js';
+import type { Config } from '../../config/load.js';
+import type { ProviderName } from '../../config/providers.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
 import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';

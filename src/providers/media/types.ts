@@ -4,7 +4,7 @@
  * submit / poll / result / cancel of a queue (fal's queue, Replicate's predictions, Runway's tasks), which
  * `runQueued` (queue.ts) turns into a run. Knows nothing about money or about where results are hosted.
  */
-import type { ProviderName } from '../../config.js';
+import type { ProviderName } from '../../config/providers.js';
 import type { TrustedHosts } from '../../fetch/safe-fetch.js';
 import type { CallSignal } from '../call-signal.js';
 

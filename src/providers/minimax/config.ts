@@ -1,5 +1,5 @@
 /** MiniMax's settings as its adapter reads them: the bearer key; it answers the audio inline (hex), no file hosts. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 export function miniMaxHeaders(config: ProviderConfig): Record<string, string> {

@@ -1,5 +1,5 @@
 /** OpenAI's media settings as its adapter reads them: the bearer key, and the hosts its result files come from. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 /** Image URLs (DALL·E's `response_format: url`) are served from OpenAI's blob storage. */

@@ -3,7 +3,7 @@
  * Sora's videos run as a queue (`POST /videos`, `GET /videos/{id}` polled with backoff, the MP4 downloaded from
  * `GET /videos/{id}/content`).
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import type { UpstreamClient } from '../http.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';

@@ -1,5 +1,5 @@
 /** Replicate's settings as its adapter reads them: the bearer token, and the hosts its output files come from. */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 /** Prediction outputs are served from replicate.delivery and its subdomains. */

@@ -4,7 +4,7 @@
  * only if it is still running; an async job creates it without waiting. `GET /v1/predictions/{id}` reads it,
  * `POST /v1/predictions/{id}/cancel` stops it.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import type { UpstreamClient } from '../http.js';
 import { providerBase } from '../media/base.js';
 import { awaitQueued, type PollTiming, withReadRetries } from '../media/queue.js';

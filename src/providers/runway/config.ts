@@ -2,7 +2,7 @@
  * Runway's settings as its adapter reads them: the bearer secret and the API version header, and the host its
  * task outputs come from.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import { originOf, type TrustedHosts } from '../../fetch/safe-fetch.js';
 
 /** The API version this adapter speaks (Runway requires the header on every request). */

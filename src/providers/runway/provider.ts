@@ -2,7 +2,7 @@
  * The Runway adapter: video generation tasks at RUNWAY_BASE_URL. Submitting creates the task (text, image or
  * video to video), `GET /v1/tasks/{id}` is polled with backoff, and `DELETE /v1/tasks/{id}` cancels a task given up.
  */
-import type { ProviderConfig } from '../../config.js';
+import type { ProviderConfig } from '../../config/providers.js';
 import type { UpstreamClient } from '../http.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';

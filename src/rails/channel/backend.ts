@@ -8,7 +8,7 @@ import { createClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getCode } from 'viem/actions';
 import { tempo as tempoMainnet } from 'viem/chains';
-import type { MppChannelConfig, MppTempoConfig } from '../../config-mpp.js';
+import type { MppChannelConfig, MppTempoConfig } from '../../config/mpp.js';
 import { ApiError } from '../../http/errors.js';
 
 export type ChannelDescriptor = Session.Precompile.Channel.ChannelDescriptor;

@@ -9,7 +9,7 @@ import Stripe from 'stripe';
 import { createClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo as tempoMainnet } from 'viem/chains';
-import type { MppStripeConfig, MppTempoConfig } from '../../config-mpp.js';
+import type { MppStripeConfig, MppTempoConfig } from '../../config/mpp.js';
 
 /** Stripe's official client, pointed at STRIPE_BASE_URL (the real API unless a test replaces it). */
 export function stripeClient(config: MppStripeConfig): Stripe {

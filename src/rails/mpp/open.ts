@@ -4,7 +4,7 @@
  * reaches all of them. Null when neither method is configured (the rail is off).
  */
 import { Mppx } from 'mppx/server';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/load.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';
 import type { Rail } from '../types.js';

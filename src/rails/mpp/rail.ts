@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { Challenge, Credential, Errors, PaymentRequest, type Receipt, type Store } from 'mppx';
 import type { Mppx } from 'mppx/server';
 import type Stripe from 'stripe';
-import type { MppConfig } from '../../config-mpp.js';
+import type { MppConfig } from '../../config/mpp.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';

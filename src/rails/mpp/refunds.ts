@@ -10,7 +10,7 @@ import { createClient, defineChain, http, publicActions, walletActions } from 'v
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo as tempoMainnet } from 'viem/chains';
 import { Actions } from 'viem/tempo';
-import type { MppTempoConfig } from '../../config-mpp.js';
+import type { MppTempoConfig } from '../../config/mpp.js';
 
 export interface RefundOrder {
   /** The challenge the payment answered: one refund per challenge. */

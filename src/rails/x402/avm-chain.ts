@@ -4,7 +4,7 @@ import { ExactAvmScheme as AvmFacilitatorScheme } from '@x402/avm/exact/facilita
 import { ExactAvmScheme as AvmServerScheme } from '@x402/avm/exact/server';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import type { X402ChainConfig } from '../../config-x402.js';
+import type { X402ChainConfig } from '../../config/x402.js';
 import { type Chain, localFacilitator } from './chain.js';
 import { USDC_DECIMALS } from './svm-chain.js';
 

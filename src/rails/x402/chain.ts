@@ -1,6 +1,6 @@
 /** One chain the x402 rail accepts payments on: its assets, the facilitator that settles there, its server scheme. */
 import type { FacilitatorClient } from '@x402/core/server';
-import type { X402ChainConfig } from '../../config-x402.js';
+import type { X402ChainConfig } from '../../config/x402.js';
 
 /** A token accepted on a chain, with what a payer's client needs to sign for it. */
 export interface AcceptedAsset {

@@ -22,7 +22,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { jsonRpc } from 'viem/nonce';
-import type { X402ChainConfig } from '../../config-x402.js';
+import type { X402ChainConfig } from '../../config/x402.js';
 import type { Logger } from '../../http/logger.js';
 import { type AcceptedAsset, type Chain, localFacilitator, memoRetry } from './chain.js';
 

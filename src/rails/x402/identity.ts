@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
 import { decodeSignedTransaction } from 'algosdk';
-import type { ChainKind } from '../../config-x402.js';
+import type { ChainKind } from '../../config/x402.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

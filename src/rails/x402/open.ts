@@ -1,7 +1,7 @@
 /** Opens the x402 rail's chains from the configuration; null when no chain is configured (the rail is off). */
 import type { FacilitatorAvmSigner } from '@x402/avm';
 import type { FacilitatorSvmSigner } from '@x402/svm';
-import type { X402Config } from '../../config-x402.js';
+import type { X402Config } from '../../config/x402.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';
 import type { Rail } from '../types.js';

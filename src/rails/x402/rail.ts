@@ -14,7 +14,7 @@ import {
 } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import { X402_FAMILIES, type X402Config, type X402Family } from '../../config-x402.js';
+import { X402_FAMILIES, type X402Config, type X402Family } from '../../config/x402.js';
 import type { Logger } from '../../http/logger.js';
 import {
   lockWalletPayment,

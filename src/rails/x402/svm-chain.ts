@@ -5,7 +5,7 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import { type FacilitatorSvmSigner, toFacilitatorSvmSigner } from '@x402/svm';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import type { X402ChainConfig } from '../../config-x402.js';
+import type { X402ChainConfig } from '../../config/x402.js';
 import { type Chain, localFacilitator, memoRetry } from './chain.js';
 
 /** USDC's decimals on Solana and Algorand; an operator's own mint or ASA must have the same. */

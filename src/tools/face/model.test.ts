@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load.js';
 import { cosine, createFaceModel, type DetectedFace } from './model.js';
 
 const THRESHOLD = loadConfig({}).face.matchThreshold;

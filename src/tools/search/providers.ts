@@ -2,7 +2,7 @@
  * The web-search providers, each in its own wire format, behind one signature: Brave (GET /res/v1/web/search),
  * Tavily (POST /search), Exa (POST /search) and a SearXNG instance (GET /search?format=json).
  */
-import type { SearchProviderName, ToolsConfig } from '../../config-tools.js';
+import type { SearchProviderName, ToolsConfig } from '../../config/tools.js';
 import type { CallSignal } from '../../providers/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import { JsonUpstream } from '../upstreams/json-upstream.js';

@@ -2,7 +2,7 @@
  * The configured chat providers' OpenAI-compatible endpoints for the text tools: POST /embeddings and
  * POST /moderations at the provider's base URL with its key (the same settings chat uses).
  */
-import { PROVIDER_ENV, type ProviderName } from '../../config.js';
+import { PROVIDER_ENV, type ProviderName } from '../../config/providers.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 

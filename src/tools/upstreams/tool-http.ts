@@ -5,7 +5,7 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent } from 'undici';
-import type { ToolsConfig } from '../../config-tools.js';
+import type { ToolsConfig } from '../../config/tools.js';
 import { retryAfterMs } from '../../providers/retry-after.js';
 import { type AddressGuard, createAddressGuard } from './guard.js';
 

@@ -3,7 +3,7 @@
  * VISION_MODEL_PREFERENCE this server can reach; resolved once, to the targets the chat router tries in order.
  */
 import type { ModelEntry } from '../../catalog/types.js';
-import { VISION_MODEL_PREFERENCE } from '../../config-vision.js';
+import { VISION_MODEL_PREFERENCE } from '../../config/vision.js';
 import { chatModelAvailable } from '../../offers/chat.js';
 import type { ChatTarget } from '../../providers/chat-router.js';
 import { CHAT_WIRE_FORMAT, isChatProviderName } from '../../providers/registry.js';

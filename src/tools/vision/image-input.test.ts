@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load.js';
 import type { Media } from '../../media/service.js';
 import { CallAbort } from '../../providers/call-signal.js';
 import type { ToolDeps } from '../types.js';

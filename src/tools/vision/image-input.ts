@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
-import type { VisionConfig } from '../../config-vision.js';
+import type { VisionConfig } from '../../config/vision.js';
 import { bareHost, hostPort } from '../../fetch/address-rule.js';
 import { FetchFailure } from '../../fetch/errors.js';
 import { SafeFetcher } from '../../fetch/safe-fetch.js';

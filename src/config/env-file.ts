@@ -6,9 +6,31 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { ConfigError } from './config.js';
+import { z } from 'zod';
+import { ConfigError } from './error.js';
+import type { SettingsArea } from './setting.js';
 
 const POLL_MS = 200;
+
+/** Read here, before the rest of the configuration (the schema only names them). */
+export const envFileSettings: SettingsArea = {
+  name: 'env-file',
+  shape: { KASIR_ENV_FILE: z.string().optional(), KASIR_ENV_FILE_WAIT_SECONDS: z.string().optional() },
+  rows: [
+    {
+      vars: ['KASIR_ENV_FILE'],
+      default: '—',
+      meaning:
+        "A `KEY=value` file (dotenv) whose settings kasir takes at start, under the environment's own; `npx kasir devnet --env-out` writes one.",
+    },
+    {
+      vars: ['KASIR_ENV_FILE_WAIT_SECONDS'],
+      default: '`0`',
+      meaning:
+        'How long kasir waits at start for `KASIR_ENV_FILE` to appear (a devnet started alongside writes it a few seconds later).',
+    },
+  ],
+};
 
 /**
  * The settings of `env.KASIR_ENV_FILE` (none when unset), waiting up to KASIR_ENV_FILE_WAIT_SECONDS for the file;

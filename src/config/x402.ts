@@ -3,6 +3,7 @@
  * BNB Smart Chain), each with mainnet defaults and a testnet preset. A chain is on when its PAY_TO is set.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 /** The route families a chain is sold on: /x402/* (Base, Solana), /a402/* (Algorand), /b402/* (BNB Smart Chain). */
 export const X402_FAMILIES = ['x402', 'a402', 'b402'] as const;
@@ -213,3 +214,65 @@ export function parseX402(values: Record<string, unknown>, problems: string[]): 
   }
   return { chains, maxTimeoutSeconds: values.X402_MAX_TIMEOUT_SECONDS as number };
 }
+
+/** One variable of every chain's block (`X402_<C>_…`). */
+const perChain = (setting: keyof ReturnType<typeof settingNames>) =>
+  (Object.keys(CHAINS) as ChainId[]).map((id) => settingNames(id)[setting]);
+
+export const x402Settings: SettingsArea = {
+  name: 'x402',
+  shape: x402EnvShape,
+  rows: [
+    {
+      vars: ['KASIR_PAY_TO'],
+      default: '(off)',
+      meaning: 'One 0x payout address for x402 on Base and MPP on Tempo (see above).',
+    },
+    {
+      vars: perChain('payTo'),
+      label: '`X402_<C>_PAY_TO`',
+      default: '(chain off)',
+      meaning: 'Address receiving payments on that chain.',
+    },
+    {
+      vars: perChain('network'),
+      label: '`X402_<C>_NETWORK`',
+      default:
+        'mainnet: `eip155:8453`, `solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp`, `algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k`, `eip155:56`',
+      meaning:
+        'CAIP-2 id; the testnets `eip155:84532`, `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`, `algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe`, `eip155:97` get their own defaults below.',
+    },
+    {
+      vars: perChain('assets'),
+      label: '`X402_<C>_ASSET` (`X402_BNB_ASSETS`, comma-separated)',
+      default:
+        'USDC of that network (BNB: USD1 `0x8d0D…8B0d`, USDT `0x55d3…7955`, USDC `0x8AC7…580d`; none on `eip155:97`)',
+      meaning: 'Token contract, SPL mint or ASA id. EVM tokens without EIP-3009 are paid through Permit2.',
+    },
+    {
+      vars: perChain('rpcUrl'),
+      label: '`X402_<C>_RPC_URL` (`X402_ALGORAND_ALGOD_URL`)',
+      default: "the network's public endpoint",
+      meaning: 'Node the in-process facilitator verifies and settles through.',
+    },
+    {
+      vars: perChain('signerKey'),
+      label: '`X402_<C>_PRIVATE_KEY`',
+      default: '—',
+      meaning:
+        'The settling signer: EVM hex key (pays gas), Solana base58 secret key (fee payer), Algorand base64 secret key (fee payer). A secret: never logged.',
+    },
+    {
+      vars: perChain('facilitatorUrl'),
+      label: '`X402_<C>_FACILITATOR_URL`',
+      default: 'Base without a signer key: the public facilitator above; else —',
+      meaning:
+        'A remote x402 facilitator (`/verify`, `/settle`, `/supported`) instead of the in-process one.',
+    },
+    {
+      vars: ['X402_MAX_TIMEOUT_SECONDS'],
+      default: '`300`',
+      meaning: "How long a payment must stay valid (the challenge's `maxTimeoutSeconds`).",
+    },
+  ],
+};

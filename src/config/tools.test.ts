@@ -1,6 +1,8 @@
+// The paid data tools' settings: public defaults, overrides, and each bad setting named.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
-import { DEFAULT_RPC_URLS } from './config-tools.js';
+import { ConfigError } from './error.js';
+import { loadConfig } from './load.js';
+import { DEFAULT_RPC_URLS } from './tools.js';
 
 describe('tool settings', () => {
   it('default to the public upstreams and nodes', () => {

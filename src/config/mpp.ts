@@ -4,6 +4,7 @@
  * MPP_STRIPE_SECRET_KEY is set). The challenge secret lives in the database (see rails/mpp/secrets.ts).
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 export interface MppTempoConfig {
   rpcUrl: string;
@@ -145,3 +146,79 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
     challengeTtlSeconds: v.MPP_CHALLENGE_TTL_SECONDS as number,
   };
 }
+
+export const mppSettings: SettingsArea = {
+  name: 'mpp',
+  shape: mppEnvShape,
+  rows: [
+    {
+      vars: ['MPP_TEMPO_RECIPIENT'],
+      default: '`KASIR_PAY_TO` (else Tempo off)',
+      meaning: 'Address receiving Tempo payments.',
+    },
+    {
+      vars: ['MPP_TEMPO_RPC_URL'],
+      default: '`https://rpc.tempo.xyz`',
+      meaning: 'Tempo node kasir verifies and broadcasts through.',
+    },
+    { vars: ['MPP_TEMPO_CHAIN_ID'], default: '`4217` (Tempo mainnet)', meaning: 'Chain id.' },
+    {
+      vars: ['MPP_TEMPO_CURRENCY'],
+      default: 'USDC `0x20C000000000000000000000b9537d11c60E8b50`',
+      meaning: 'TIP-20 USD stablecoin accepted (6 decimals; amounts are the micro-USD quote exactly).',
+    },
+    {
+      vars: ['MPP_TEMPO_FEE_PAYER_KEY'],
+      default: '—',
+      meaning: "Key that sponsors payers' network fees. A secret: never logged.",
+    },
+    {
+      vars: ['MPP_TEMPO_REFUND_KEY'],
+      default: '— (push off)',
+      meaning:
+        "Key of the wallet that sends refunds of failed calls' push payments (normally the payout wallet's; it pays the refunds' network fees in `MPP_TEMPO_CURRENCY`). Unset: only pull payments are accepted. A secret: never logged.",
+    },
+    {
+      vars: ['MPP_STRIPE_SECRET_KEY'],
+      default: '(card off)',
+      meaning: 'Stripe secret key. A secret: never logged.',
+    },
+    {
+      vars: ['STRIPE_BASE_URL'],
+      default: '`https://api.stripe.com`',
+      meaning: 'Stripe API base URL (tests point it at a local server).',
+    },
+    {
+      vars: ['MPP_STRIPE_NETWORK_ID'],
+      default: '`internal`',
+      meaning: 'Stripe business network id named in card challenges.',
+    },
+    {
+      vars: ['MPP_CARD_MIN_MICRO_USD'],
+      default: '`500000`',
+      meaning: 'Smallest quote a card challenge is offered for.',
+    },
+    { vars: ['MPP_REALM'], default: "the public base URL's host", meaning: 'Realm named in challenges.' },
+    { vars: ['MPP_CHALLENGE_TTL_SECONDS'], default: '`300`', meaning: 'How long a challenge can be paid.' },
+    {
+      vars: ['MPP_CHANNEL_OPERATOR_KEY'],
+      default: '(channels off)',
+      meaning: 'Key kasir closes payment channels with (their payee or operator). A secret: never logged.',
+    },
+    {
+      vars: ['MPP_CHANNEL_ESCROW'],
+      default: '`0x4d50…0000` (the TIP-1034 precompile)',
+      meaning: 'Channel escrow.',
+    },
+    {
+      vars: ['MPP_CHANNEL_STREAM_TRANCHE_TOKENS'],
+      default: '`256`',
+      meaning: 'Output tokens a metered stream on a channel is paid ahead of what it delivered.',
+    },
+    {
+      vars: ['MPP_CHANNEL_VOUCHER_WAIT_MS'],
+      default: '`30000`',
+      meaning: 'How long a metered stream waits for the voucher it asked for before it ends.',
+    },
+  ],
+};

@@ -1,8 +1,9 @@
+// FETCH_CA_FILE: the extra certificates the safe fetcher trusts, and the problems a bad file is named by.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFetch } from './config-fetch.js';
+import { parseFetch } from './fetch.js';
 
 const PEM = (n: number) => `-----BEGIN CERTIFICATE-----\nMIIB${n}\n-----END CERTIFICATE-----`;
 

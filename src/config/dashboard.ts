@@ -3,6 +3,7 @@
  * exchange rate, amount limits, order expiry and session lifetime. Top-ups are on when MIDTRANS_SERVER_KEY is set.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
@@ -51,3 +52,36 @@ export function parseDashboard(e: DashboardEnv, problems: string[]): DashboardCo
     },
   };
 }
+
+export const dashboardSettings: SettingsArea = {
+  name: 'dashboard',
+  shape: dashboardEnvShape,
+  rows: [
+    {
+      vars: ['MIDTRANS_SERVER_KEY'],
+      default: '(top-ups off)',
+      meaning: 'The Midtrans server key (sandbox keys start `SB-Mid-server-`). A secret: never logged.',
+    },
+    {
+      vars: ['MIDTRANS_BASE_URL'],
+      default: '`https://api.midtrans.com`',
+      meaning: 'Core API base; `https://api.sandbox.midtrans.com` for the sandbox.',
+    },
+    {
+      vars: ['TOPUP_IDR_PER_USD'],
+      default: '`16000`',
+      meaning: 'Whole rupiah per US dollar, fixed into each order at creation.',
+    },
+    {
+      vars: ['TOPUP_MIN_IDR', 'TOPUP_MAX_IDR'],
+      default: '`10000`, `10000000`',
+      meaning: 'The smallest and largest top-up in rupiah; others are refused (400) before any charge.',
+    },
+    {
+      vars: ['TOPUP_EXPIRY_MINUTES'],
+      default: '`15`',
+      meaning: "How long an order's QR code can be paid (sent to Midtrans as `custom_expiry`).",
+    },
+    { vars: ['DASHBOARD_SESSION_HOURS'], default: '`168`', meaning: 'How long a dashboard sign-in lasts.' },
+  ],
+};

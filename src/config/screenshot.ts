@@ -1,5 +1,6 @@
 /** Settings of the screenshot tool: which Chromium, how many pages at once, how long and how large a capture may be. */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
@@ -37,3 +38,43 @@ export function parseScreenshot(e: Record<string, unknown>): ScreenshotConfig {
     idleMs: Number(e.SCREENSHOT_IDLE_MS),
   };
 }
+
+export const screenshotSettings: SettingsArea = {
+  name: 'screenshot',
+  shape: screenshotEnvShape,
+  rows: [
+    {
+      vars: ['CHROMIUM_PATH'],
+      default: '`/usr/bin/chromium`',
+      meaning:
+        "The screenshot tool's browser (Debian's `chromium` package); without it `tools/screenshot` answers 503.",
+    },
+    {
+      vars: ['SCREENSHOT_MAX_PAGES'],
+      default: '`2`',
+      meaning: 'Pages the one browser renders at once; further screenshot calls wait their turn.',
+    },
+    {
+      vars: ['SCREENSHOT_TIMEOUT_MS'],
+      default: '`20000`',
+      meaning:
+        'A page must reach its load event within this, and the capture finish within it again (504 past it).',
+    },
+    {
+      vars: ['SCREENSHOT_MAX_BYTES'],
+      default: '`20971520`',
+      meaning: 'The largest screenshot PNG answered (a larger one is a 502, not charged).',
+    },
+    {
+      vars: ['SCREENSHOT_MAX_HEIGHT'],
+      default: '`16384`',
+      meaning:
+        'The tallest `fullPage` capture; a taller page is cut there and answered with `truncated: true`.',
+    },
+    {
+      vars: ['SCREENSHOT_IDLE_MS'],
+      default: '`120000`',
+      meaning: 'The browser closes after this long without a screenshot call (`0`: it stays up).',
+    },
+  ],
+};

@@ -1,6 +1,6 @@
 // The chat timeout settings: defaults, overrides and refusals.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { loadConfig } from './load.js';
 
 describe('chat timeouts', () => {
   it('wait 10 minutes for a whole non-streamed answer, and UPSTREAM_TIMEOUT_MS to start and between events', () => {

@@ -3,6 +3,7 @@
  * whole non-streamed answer (which arrives only once the model has finished writing it).
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
@@ -29,3 +30,26 @@ export function parseChatTimeouts(e: Record<string, unknown>, upstreamTimeoutMs:
     callMs: or(e.CHAT_CALL_TIMEOUT_MS, 600_000),
   };
 }
+
+export const chatSettings: SettingsArea = {
+  name: 'chat',
+  shape: chatEnvShape,
+  rows: [
+    {
+      vars: ['CHAT_FIRST_BYTE_TIMEOUT_MS'],
+      default: '`UPSTREAM_TIMEOUT_MS`',
+      meaning: 'Chat: how long a streamed answer may take to start.',
+    },
+    {
+      vars: ['CHAT_STREAM_IDLE_TIMEOUT_MS'],
+      default: '`UPSTREAM_TIMEOUT_MS`',
+      meaning: 'Chat: the longest silence between two events of a streamed answer.',
+    },
+    {
+      vars: ['CHAT_CALL_TIMEOUT_MS'],
+      default: '`600000`',
+      meaning:
+        "Chat: how long a whole non-streamed answer may take (10 minutes, as the providers' SDKs wait). A non-streamed Claude call whose `max_tokens` could take longer (Anthropic's estimate: 128,000 tokens an hour, so above 21,333 tokens at 10 minutes) is refused before payment with a message asking for `stream: true`.",
+    },
+  ],
+};

@@ -3,6 +3,7 @@
  * public service), the keys of those that need one, the operator's JSON-RPC nodes and the SEC contact.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 /** Each keyless public upstream: its base-URL setting and its default. */
 export const TOOL_UPSTREAMS = {
@@ -155,3 +156,110 @@ export function parseTools(values: Record<string, unknown>, problems: string[]):
     moderationModel: values.MODERATION_MODEL as string,
   };
 }
+
+export const toolsSettings: SettingsArea = {
+  name: 'tools',
+  shape: toolsEnvShape,
+  rows: [
+    {
+      vars: ['FRANKFURTER_BASE_URL'],
+      default: '`https://api.frankfurter.dev/v1`',
+      meaning: 'Frankfurter (or a self-hosted instance).',
+    },
+    {
+      vars: ['HYPERLIQUID_BASE_URL'],
+      default: '`https://api.hyperliquid.xyz`',
+      meaning: "Hyperliquid's API (`/info` is appended).",
+    },
+    {
+      vars: ['COINGECKO_BASE_URL'],
+      default: '`https://api.coingecko.com/api/v3`',
+      meaning: 'CoinGecko API v3.',
+    },
+    {
+      vars: ['COINGECKO_API_KEY', 'COINGECKO_PRO'],
+      default: 'none, `false`',
+      meaning:
+        "A demo key (`x-cg-demo-api-key`), or with `COINGECKO_PRO=true` a paid key (`x-cg-pro-api-key`, on `pro-api.coingecko.com` unless the base URL is overridden). Without a key the public tier's rate limit applies.",
+    },
+    {
+      vars: ['DEFILLAMA_BASE_URL', 'DEFILLAMA_COINS_BASE_URL'],
+      default: '`https://api.llama.fi`, `https://coins.llama.fi`',
+      meaning: "DefiLlama's TVL and coin-price APIs.",
+    },
+    { vars: ['DEXSCREENER_BASE_URL'], default: '`https://api.dexscreener.com`', meaning: 'DexScreener.' },
+    {
+      vars: ['RPC_URLS'],
+      default:
+        'public nodes: `ethereum=https://ethereum-rpc.publicnode.com`, `base=https://mainnet.base.org`, `arbitrum=https://arb1.arbitrum.io/rpc`, `optimism=https://mainnet.optimism.io`, `bsc=https://bsc-dataseed.bnbchain.org`, `polygon=https://polygon-rpc.com`, `solana=https://api.mainnet-beta.solana.com`',
+      meaning:
+        '`chain=url,chain=url`: nodes for `rpc` and `gas-price`, over the defaults (a new name adds a chain to `rpc`). A long path segment (a provider key in the URL) is never echoed.',
+    },
+    {
+      vars: ['RPC_ALLOW_SEND_RAW_TRANSACTION'],
+      default: '`false`',
+      meaning: 'Let `rpc` relay `eth_sendRawTransaction`.',
+    },
+    {
+      vars: ['SEC_USER_AGENT'],
+      default: '(stock tools off: 503)',
+      meaning: 'The contact SEC requires, e.g. `Example Corp ops@example.com`.',
+    },
+    {
+      vars: ['SEC_DATA_BASE_URL', 'SEC_WWW_BASE_URL'],
+      default: '`https://data.sec.gov`, `https://www.sec.gov`',
+      meaning: "EDGAR's two hosts (the ticker map and filing links are on www).",
+    },
+    {
+      vars: ['RDAP_BOOTSTRAP_URL'],
+      default: '`https://data.iana.org/rdap/dns.json`',
+      meaning: "IANA's RDAP bootstrap file for domains.",
+    },
+    {
+      vars: ['DNS_SERVERS'],
+      default: "the system's resolvers",
+      meaning: '`ip` or `ip:port`, comma-separated: resolvers for `domain-lookup`.',
+    },
+    {
+      vars: [
+        'BRAVE_API_KEY',
+        'TAVILY_API_KEY',
+        'EXA_API_KEY',
+        'SEARXNG_URL',
+        'BRAVE_BASE_URL',
+        'TAVILY_BASE_URL',
+        'EXA_BASE_URL',
+      ],
+      label: '`BRAVE_API_KEY`, `TAVILY_API_KEY`, `EXA_API_KEY`, `SEARXNG_URL`',
+      default: '(search off: 503)',
+      meaning:
+        'Search providers; any one turns `search` on. `BRAVE_BASE_URL`, `TAVILY_BASE_URL`, `EXA_BASE_URL` override their hosts.',
+    },
+    {
+      vars: ['SEARCH_PROVIDERS'],
+      default: '`brave,tavily,exa,searxng`',
+      meaning: 'The order providers are tried in.',
+    },
+    {
+      vars: ['EMBED_PROVIDER', 'EMBED_MODEL'],
+      default: '`openai`, `text-embedding-3-small`',
+      meaning:
+        'The provider (any chat provider name with an OpenAI-compatible `/embeddings`; its key and base URL as for chat) and model of `embed`.',
+    },
+    {
+      vars: ['MODERATION_PROVIDER', 'MODERATION_MODEL'],
+      default: '`openai`, `omni-moderation-latest`',
+      meaning: 'The same for `moderate` (`/moderations`).',
+    },
+    {
+      vars: ['TOOL_TIMEOUT_MS'],
+      default: '`10000`',
+      meaning: 'Time an upstream of a tool may take to answer (connect, headers, and between body chunks).',
+    },
+    {
+      vars: ['TOOL_UPSTREAM_CONCURRENCY'],
+      default: '`8`',
+      meaning: 'Requests in flight at once per upstream.',
+    },
+  ],
+};

@@ -1,7 +1,7 @@
 // KASIR_PAY_TO: the one payout setting that turns on x402 on Base and the MPP Tempo charge, with public defaults
 // that each chain's own settings override.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { loadConfig } from './load.js';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';
 const OTHER = '0x2222222222222222222222222222222222222222';

@@ -4,10 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
-import { envFileText, writeAtomically } from './devnet/command.js';
+import { envFileText, writeAtomically } from '../devnet/command.js';
+import { railSummary } from '../rails/summary.js';
 import { applyEnvFile } from './env-file.js';
-import { railSummary } from './rails/summary.js';
+import { ConfigError } from './error.js';
+import { loadConfig } from './load.js';
 
 describe('KASIR_ENV_FILE', () => {
   let dir: string;

@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseAllowedHosts } from './fetch/address-rule.js';
+import { parseAllowedHosts } from '../fetch/address-rule.js';
+import type { SettingsArea } from './setting.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
@@ -60,3 +61,47 @@ export function parseFetch(e: Record<string, unknown>, problems: string[]): Fetc
     extraCa: readCaFile(String(e.FETCH_CA_FILE ?? ''), problems),
   };
 }
+
+export const fetchSettings: SettingsArea = {
+  name: 'fetch',
+  shape: fetchEnvShape,
+  rows: [
+    {
+      vars: ['FETCH_ALLOWED_HOSTS'],
+      default: '(none)',
+      meaning:
+        "**Dangerous.** Comma-separated `host:port` pairs exempt from the safe fetcher's private-address rule (see *Media models*): callers can then make kasir reach those hosts. For tests and intranet file servers only.",
+    },
+    {
+      vars: ['FETCH_TIMEOUT_MS'],
+      default: '`30000`',
+      meaning: "One fetch of a caller's file (every redirect and the whole body) must finish within this.",
+    },
+    {
+      vars: ['FETCH_MAX_REDIRECTS'],
+      default: '`5`',
+      meaning: 'Redirects one fetch follows, each target checked anew.',
+    },
+    {
+      vars: ['FETCH_MAX_BYTES'],
+      default: '`41943040`',
+      meaning: 'Largest file input fetched or read for an image or video model (40 MB).',
+    },
+    {
+      vars: ['FETCH_TRANSCRIPTION_MAX_BYTES'],
+      default: '`26214400`',
+      meaning: 'Largest audio file for speech-to-text (25 MB).',
+    },
+    {
+      vars: ['MEDIA_RESULT_MAX_BYTES'],
+      default: '`1073741824`',
+      meaning: 'Largest result file re-hosted from a provider (1 GB; streamed, never buffered).',
+    },
+    {
+      vars: ['FETCH_CA_FILE'],
+      default: '—',
+      meaning:
+        "PEM file of certificates trusted, besides the bundled roots, for the URLs kasir fetches (an intranet's own CA); see *Renderers*.",
+    },
+  ],
+};

@@ -4,6 +4,7 @@
  * lists, and whether the providers are asked at all.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 export const modelsEnvShape = {
   SELF_HOSTED_PRICE_PER_MTOK: z.string().default('0.10:0.40'),
@@ -83,3 +84,34 @@ export function parseModels(e: Record<string, unknown>, problems: string[]): Mod
     upstreamCheck: e.UPSTREAM_MODEL_CHECK as boolean,
   };
 }
+
+export const modelsSettings: SettingsArea = {
+  name: 'models',
+  shape: modelsEnvShape,
+  rows: [
+    {
+      vars: ['SELF_HOSTED_PRICE_PER_MTOK'],
+      default: '`0.10:0.40`',
+      meaning:
+        "The price of every self-hosted model (see *Self-hosted models*): `<input USD>:<output USD>` per million tokens. Kasir's margin is not added (only a `PROVIDER_MARGIN_PERCENT` entry naming `ollama` or `self-hosted` is).",
+    },
+    {
+      vars: ['SELF_HOSTED_PRICES'],
+      default: '—',
+      meaning:
+        'Per-model overrides, JSON: `{"llama3.2:latest": "0.05:0.20", "self-hosted/Qwen/Qwen2.5-7B-Instruct": "0.30:0.90"}`, keyed by the server\'s model id (Ollama\'s `:latest` may be left out) or kasir\'s id.',
+    },
+    {
+      vars: ['MODEL_LIST_REFRESH_SECONDS'],
+      default: '`900`',
+      meaning:
+        'How often the model lists of self-hosted servers and configured providers are read again (`0`: only at start-up). Start-up never waits for them.',
+    },
+    {
+      vars: ['UPSTREAM_MODEL_CHECK'],
+      default: '`true`',
+      meaning:
+        'Ask each configured provider for its model list (free, read-only) and show catalog models it does not list as `available: false`, refused before payment (503 `unavailable`). A list that cannot be read changes nothing.',
+    },
+  ],
+};

@@ -3,6 +3,7 @@
  * face model reads, how many faces it looks at, and the similarity above which face-compare reports a match.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -28,3 +29,21 @@ export function parseFace(e: Record<string, unknown>): FaceConfig {
     matchThreshold: Number(e.FACE_MATCH_THRESHOLD),
   };
 }
+
+export const faceSettings: SettingsArea = {
+  name: 'face',
+  shape: faceEnvShape,
+  rows: [
+    {
+      vars: ['FACE_IMAGE_SIDE'],
+      default: '`640`',
+      meaning: 'Longest side of the image the face model reads (scaled down, aspect kept).',
+    },
+    { vars: ['FACE_MAX_FACES'], default: '`10`', meaning: 'The most faces analysed in one image.' },
+    {
+      vars: ['FACE_MATCH_THRESHOLD'],
+      default: '`0.62`',
+      meaning: 'Cosine similarity at or above which face-compare sets `match`.',
+    },
+  ],
+};

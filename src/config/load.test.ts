@@ -1,8 +1,10 @@
+// The configuration entry point: defaults, overrides, the JSON file, and every bad setting named at once.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './error.js';
+import { loadConfig } from './load.js';
 
 describe('loadConfig', () => {
   it('gives a working embedded service by default', () => {

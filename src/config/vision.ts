@@ -3,6 +3,7 @@
  * model each one calls, and how large an image they take.
  */
 import { z } from 'zod';
+import type { SettingsArea } from './setting.js';
 
 const optional = z
   .string()
@@ -54,3 +55,35 @@ export function parseVision(e: Record<string, unknown>): VisionConfig {
     imageSendSide: Number(e.VISION_IMAGE_SEND_SIDE),
   };
 }
+
+export const visionSettings: SettingsArea = {
+  name: 'vision',
+  shape: visionEnvShape,
+  rows: [
+    {
+      vars: ['ADDRESS_MODEL'],
+      default: 'first available of the list above',
+      meaning: 'Catalog id of the chat model of address-id.',
+    },
+    {
+      vars: ['VISION_MODEL'],
+      default: 'first available of the list above',
+      meaning: 'Catalog id of the chat model of ocr-id and product-listing; must read images.',
+    },
+    {
+      vars: ['VISION_IMAGE_MAX_BYTES'],
+      default: '`10485760`',
+      meaning: 'Largest image input (10 MB), URL, media link or inline.',
+    },
+    {
+      vars: ['VISION_IMAGE_MAX_PIXELS'],
+      default: '`40000000`',
+      meaning: 'Largest decoded image (width × height); a larger one is a 400.',
+    },
+    {
+      vars: ['VISION_IMAGE_SEND_SIDE'],
+      default: '`2048`',
+      meaning: 'Longest side of the image sent to the model (scaled down, aspect kept).',
+    },
+  ],
+};
