@@ -47,6 +47,27 @@ describe('loadConfig', () => {
     expect(message).toContain('TRUST_PROXY');
   });
 
+  it('names bad settings of different areas together: a refused value and a broken rule alike', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        RPC_URLS: 'ethereum',
+        SELF_HOSTED_PRICES: '{"llama3.2": "cheap"}',
+        MPP_TEMPO_RECIPIENT: 'nope',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'PORT: Invalid input: expected number, received NaN',
+      'MPP_TEMPO_RECIPIENT: must be a 0x address',
+      'RPC_URLS: "ethereum" is not <chain>=<http(s) URL>',
+      'SELF_HOSTED_PRICES: "llama3.2" is not "<input USD>:<output USD>" per million tokens (e.g. "0.10:0.40")',
+    ]);
+  });
+
   it('rejects an unknown database scheme and a short admin token', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN/);
