@@ -8,7 +8,7 @@
  * A charge becomes durable in two steps. capture() takes it (the receipt states the balance after it); commit(),
  * called right before the answer's last bytes are handed to the operating system, writes it to the charge journal
  * (a local file, charge-journal.ts, or with a shared PostgreSQL database a row committed there, pg-journal.ts) and queues
- * its database write, batched with every other charge taken within a few milliseconds (one statement per lease).
+ * its database write, batched with every other charge taken within a few milliseconds (charge-writer.ts).
  * A process that dies before the batch is written leaves the charge in the journal, and the next start replays it:
  * every answered call is charged once, and a call whose answer never left is not (see journal-replay.ts).
  *
@@ -18,28 +18,20 @@
  * Near the end of a balance, grants are only what a call lacks (see leaseSize), and an idle lease goes back
  * after `idleMs`, so money one instance is not using does not stay out of other instances' reach.
  *
- * Written here rather than taken from a library: no payment library does balance leasing over a SQL ledger.
+ * This module reserves and returns the money; lease.ts holds a lease's in-memory state and charge-writer.ts
+ * writes the charges. Written here rather than taken from a library: no payment library does balance leasing over a SQL ledger.
  */
 import type { Db } from '../store/db.js';
-import {
-  type Balance,
-  captureHold,
-  chargeLease,
-  grantLease,
-  insertUsage,
-  type LeaseCharge,
-  placeHold,
-  releaseHold,
-  type UsageInsert,
-} from './books.js';
-import type { Journal, JournalRecord } from './charge-journal.js';
+import { type Balance, grantLease, placeHold, releaseHold, type UsageInsert } from './books.js';
+import type { Journal } from './charge-journal.js';
+import { type CaptureRecord, ChargeWriter, type WriteErrorHandler } from './charge-writer.js';
 import { InsufficientBalanceError, LeaseClosedError } from './errors.js';
 import { newId } from './ids.js';
-import { debitCharges, type LateCharge } from './journal-replay.js';
+import { expiryAfter, type Lease, leaseBalance, newLease, seeBalance } from './lease.js';
 
 export interface LeaseOptions {
   /** Told when charges could not be written (they are retried) or were lost with a swept lease. */
-  onWriteError?: (err: unknown, detail: { leaseId: string; calls: number; microUsd: number }) => void;
+  onWriteError?: WriteErrorHandler;
   /** The most one grant takes from an account; 0 = no leases, every call places a hold of its own. */
   maxMicroUsd: number;
   /** A lease unused this long goes back to the account. */
@@ -81,50 +73,24 @@ export interface Reservation {
   release(usage: UsageInsert): Promise<Balance>;
 }
 
-type CaptureRecord = Extract<JournalRecord, { k: 'capture' }>;
-
-interface Lease {
-  accountId: string;
-  id: string;
-  /** Whether the lease row exists yet. */
-  opened: boolean;
-  /** Leased and not reserved by a running call. */
-  unused: number;
-  /** Reserved by running calls (their charges not yet written). */
-  inFlight: number;
-  /** The account's balance as last read or written by this instance, before `unwritten`. */
-  balance: number;
-  held: number;
-  /** Charged to callers, not yet written (still inside `inFlight`). */
-  unwritten: number;
-  lastUsed: number;
-  growing: Promise<void> | null;
-  closed: boolean;
-}
-
-/**
- * How long a charge waits to be written with others (its journal line holds it meanwhile). Each write is one
- * commit whatever the number of charges in it, so under load a longer wait means fewer commits per call.
- */
-const WRITE_DELAY_MS = 20;
-const WRITE_RETRY_MS = 250;
 /** How long shutdown keeps trying to write pending charges (a database that stays down loses them). */
 const CLOSE_FLUSH_MS = 5000;
 
 export class Reserves {
   private readonly leases = new Map<string, Lease>();
-  private charges = new Map<Lease, LeaseCharge[]>();
-  private captures: CaptureRecord[] = [];
-  private usages: UsageInsert[] = [];
-  private writeTimer: NodeJS.Timeout | undefined;
-  private readonly writing = new Set<Promise<void>>();
+  private readonly writer: ChargeWriter;
   private readonly timer: NodeJS.Timeout;
-  private retrying = 0;
 
   constructor(
     private readonly db: Db,
     private readonly options: LeaseOptions,
   ) {
+    this.writer = new ChargeWriter(db, {
+      journal: options.journal,
+      onWriteError: options.onWriteError,
+      ttlSeconds: options.ttlSeconds,
+      onLeaseClosed: (lease) => this.forget(lease),
+    });
     this.timer = setInterval(
       () => void this.returnIdle(this.options.idleMs),
       Math.max(50, options.idleMs / 2),
@@ -163,13 +129,8 @@ export class Reserves {
   }
 
   /** Writes every charge and usage row taken so far (retrying failed writes, until `deadline`) and waits. */
-  async flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
-    while (Date.now() < deadline) {
-      if (this.charges.size > 0 || this.captures.length > 0 || this.usages.length > 0) this.write();
-      if (this.writing.size > 0) await Promise.all(this.writing);
-      else if (this.retrying > 0) await new Promise((r) => setTimeout(r, WRITE_RETRY_MS));
-      else return;
-    }
+  flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+    return this.writer.flush(deadline);
   }
 
   /** Returns every lease no call is using (all of them once requests have drained), after writing charges. */
@@ -201,7 +162,7 @@ export class Reserves {
    */
   receiptBalance(accountId: string): Balance | null {
     const lease = this.leases.get(accountId);
-    return lease?.opened ? this.balanceOf(lease) : null;
+    return lease?.opened ? leaseBalance(lease) : null;
   }
 
   /** Stops the idle timer, writes what is pending and returns what is unused; call after the server drained. */
@@ -214,19 +175,7 @@ export class Reserves {
   private leaseOf(accountId: string): Lease {
     let lease = this.leases.get(accountId);
     if (!lease) {
-      lease = {
-        accountId,
-        id: newId('lease'),
-        opened: false,
-        unused: 0,
-        inFlight: 0,
-        balance: 0,
-        held: 0,
-        unwritten: 0,
-        lastUsed: Date.now(),
-        growing: null,
-        closed: false,
-      };
+      lease = newLease(accountId);
       this.leases.set(accountId, lease);
     }
     return lease;
@@ -247,11 +196,11 @@ export class Reserves {
           entryKey: `hold:${newId('lease')}`,
           requestId,
           now: now.toISOString(),
-          expiresAt: this.expiry(now),
+          expiresAt: expiryAfter(now, this.options.ttlSeconds),
         });
         lease.opened = true;
         lease.unused += grantedMicroUsd;
-        this.see(lease, balance);
+        seeBalance(lease, balance);
       } catch (err) {
         if (err instanceof LeaseClosedError) this.forget(lease);
         throw err;
@@ -278,7 +227,7 @@ export class Reserves {
         lease.lastUsed = Date.now();
         let committed = false;
         return {
-          balance: this.balanceOf(lease),
+          balance: leaseBalance(lease),
           commit: () => {
             if (committed) return;
             committed = true;
@@ -290,7 +239,7 @@ export class Reserves {
               amount,
               usage,
             });
-            this.queueCharge(lease, { chargeId: id, amountMicroUsd: amount, usage });
+            this.writer.queueCharge(lease, { chargeId: id, amountMicroUsd: amount, usage });
             return durable;
           },
         };
@@ -298,9 +247,8 @@ export class Reserves {
       release: async (usage) => {
         lease.inFlight -= amount;
         if (!lease.closed) lease.unused += amount;
-        this.usages.push(usage);
-        this.scheduleWrite();
-        return this.balanceOf(lease);
+        this.writer.queueUsage(usage);
+        return leaseBalance(lease);
       },
     };
   }
@@ -345,8 +293,7 @@ export class Reserves {
             committed = true;
             const record: CaptureRecord = { k: 'capture', hold: holdId, account: accountId, amount, usage };
             const durable = this.journal?.append(record);
-            this.captures.push(record);
-            this.scheduleWrite();
+            this.writer.queueCapture(record);
             return durable;
           },
         };
@@ -357,126 +304,6 @@ export class Reserves {
         return settled.balance;
       },
     };
-  }
-
-  /** Queues a committed charge's write (see scheduleWrite). */
-  private queueCharge(lease: Lease, charge: LeaseCharge): void {
-    const queue = this.charges.get(lease);
-    if (queue) queue.push(charge);
-    else this.charges.set(lease, [charge]);
-    this.scheduleWrite();
-  }
-
-  private scheduleWrite(): void {
-    if (this.writeTimer) return;
-    // Nobody waits for these writes, so they wait a little to gather: one commit per few milliseconds
-    // rather than one per event-loop turn is most of what billing costs under load.
-    this.writeTimer = setTimeout(() => this.write(), WRITE_DELAY_MS).unref();
-  }
-
-  /**
-   * Writes what is queued: one statement per lease for charges, one per captured hold, one for voided calls'
-   * usage rows.
-   */
-  private write(): void {
-    clearTimeout(this.writeTimer);
-    this.writeTimer = undefined;
-    const charges = this.charges;
-    const captures = this.captures;
-    const usages = this.usages;
-    this.charges = new Map();
-    this.captures = [];
-    this.usages = [];
-    for (const [lease, items] of charges) this.track(this.writeCharges(lease, items));
-    for (const capture of captures) this.track(this.writeCapture(capture));
-    if (usages.length > 0) {
-      this.track(
-        insertUsage(this.db, usages).catch((err: unknown) => {
-          this.options.onWriteError?.(err, { leaseId: '', calls: usages.length, microUsd: 0 });
-          this.retry(() => this.usages.push(...usages));
-        }),
-      );
-    }
-  }
-
-  private track(write: Promise<void>): void {
-    this.writing.add(write);
-    void write.finally(() => this.writing.delete(write));
-  }
-
-  private retry(requeue: () => void): void {
-    this.retrying++;
-    setTimeout(() => {
-      this.retrying--;
-      requeue();
-      this.scheduleWrite();
-    }, WRITE_RETRY_MS).unref();
-  }
-
-  private async writeCharges(lease: Lease, items: LeaseCharge[]): Promise<void> {
-    const total = items.reduce((sum, c) => sum + c.amountMicroUsd, 0);
-    const ids = items.map((c) => c.chargeId);
-    try {
-      const after = await chargeLease(this.db, lease.id, items, this.expiry(new Date()));
-      lease.unwritten -= total;
-      lease.inFlight -= total;
-      this.see(lease, after);
-      this.journal?.settled('charge', ids);
-    } catch (err) {
-      if (err instanceof LeaseClosedError) {
-        // The sweeper released the lease under a live instance (it went unrenewed past its TTL): the money is
-        // back on the account, and these answered calls are debited from it directly.
-        lease.unwritten -= total;
-        lease.inFlight -= total;
-        this.forget(lease);
-        await this.debitLate(
-          items.map((c) => ({
-            id: c.chargeId,
-            account: lease.accountId,
-            amount: c.amountMicroUsd,
-            usage: c.usage,
-          })),
-          lease.id,
-        );
-        this.journal?.settled('charge', ids);
-        return;
-      }
-      this.options.onWriteError?.(err, { leaseId: lease.id, calls: items.length, microUsd: total });
-      // The money stays held in the lease meanwhile, so it cannot be spent twice.
-      this.retry(() => {
-        const queue = this.charges.get(lease);
-        if (queue) queue.unshift(...items);
-        else this.charges.set(lease, items);
-      });
-    }
-  }
-
-  private async writeCapture(capture: CaptureRecord): Promise<void> {
-    try {
-      const settled = await captureHold(this.db, capture.hold, capture.usage);
-      if (!settled.applied && settled.status === 'released') {
-        // Released by the sweeper before its charge was written: the money went back, take it from there.
-        await this.debitLate([{ id: capture.hold, ...capture }], capture.hold);
-      }
-      this.journal?.settled('capture', [capture.hold]);
-      this.journal?.settled('hold', [capture.hold]);
-    } catch (err) {
-      this.options.onWriteError?.(err, { leaseId: capture.hold, calls: 1, microUsd: capture.amount });
-      this.retry(() => this.captures.push(capture));
-    }
-  }
-
-  /** Debits answered calls whose reservation was released before their charge was written (see debitCharges). */
-  private async debitLate(charges: LateCharge[], reservationId: string): Promise<void> {
-    const { lost } = await debitCharges(this.db, charges);
-    if (lost.length > 0) {
-      const microUsd = lost.reduce((sum, c) => sum + c.amount, 0);
-      this.options.onWriteError?.(new LeaseClosedError(reservationId), {
-        leaseId: reservationId,
-        calls: lost.length,
-        microUsd,
-      });
-    }
   }
 
   private async returnIdle(idleMs: number, leases: Iterable<Lease> = this.leases.values()): Promise<void> {
@@ -501,26 +328,5 @@ export class Reserves {
   private forget(lease: Lease): void {
     lease.closed = true;
     if (this.leases.get(lease.accountId) === lease) this.leases.delete(lease.accountId);
-  }
-
-  private see(lease: Lease, balance: Balance): void {
-    lease.balance = balance.balanceMicroUsd;
-    lease.held = balance.heldMicroUsd;
-  }
-
-  /** The account as it stands once this instance's unwritten charges are written. */
-  private balanceOf(lease: Lease): Balance {
-    const balance = lease.balance - lease.unwritten;
-    const held = lease.held - lease.unwritten;
-    return {
-      accountId: lease.accountId,
-      balanceMicroUsd: balance,
-      heldMicroUsd: held,
-      availableMicroUsd: balance - held,
-    };
-  }
-
-  private expiry(now: Date): string {
-    return new Date(now.getTime() + this.options.ttlSeconds * 1000).toISOString();
   }
 }
