@@ -3,7 +3,8 @@
 import { expect } from 'vitest';
 import type { ProviderConfig, ProviderName } from '../../src/config/providers.js';
 import { CallAbort } from '../../src/providers/call-signal.js';
-import { UpstreamClient, UpstreamPools } from '../../src/providers/http.js';
+import { UpstreamClient } from '../../src/providers/upstream-client.js';
+import { UpstreamPools } from '../../src/providers/pools.js';
 import type { PollTiming } from '../../src/providers/media/queue.js';
 import type { FileValue, MediaCall, MediaProvider, MediaQueue } from '../../src/providers/media/types.js';
 import { pathOf, type Recorded, type Recorder } from '../support/recorder.js';

@@ -6,7 +6,8 @@ import {
   readChatStream,
 } from '../../../test/fakes/chat-upstream.js';
 import { framesOf } from '../../../test/support/frames.js';
-import { UpstreamClient, UpstreamPools } from '../http.js';
+import { UpstreamClient } from '../upstream-client.js';
+import { UpstreamPools } from '../pools.js';
 import type { CallContext, ChatProvider } from '../types.js';
 import { createAnthropicProvider } from './provider.js';
 import { toAnthropicRequest } from './request.js';

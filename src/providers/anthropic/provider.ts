@@ -1,6 +1,7 @@
 /** Chat adapter for Anthropic's Messages API. */
 import { deferredStream } from '../deferred-stream.js';
-import { UpstreamClient, type UpstreamPools } from '../http.js';
+import { UpstreamClient } from '../upstream-client.js';
+import { type UpstreamPools } from '../pools.js';
 import type { ChatProvider } from '../types.js';
 import { toAnthropicRequest } from './request.js';
 import { fromAnthropicMessage } from './response.js';

@@ -5,7 +5,7 @@ import {
   readChatStream,
 } from '../../../test/fakes/chat-upstream.js';
 import { startFakeGemini } from '../../../test/fakes/gemini-upstream.js';
-import { UpstreamPools } from '../http.js';
+import { UpstreamPools } from '../pools.js';
 import type { CallContext, ChatProvider } from '../types.js';
 import { createGeminiProvider } from './provider.js';
 import { mimeTypeOfUrl, SKIP_THOUGHT_SIGNATURE, thinkingConfigOf, toGeminiRequest } from './request.js';

@@ -7,7 +7,7 @@ import {
   newCompletionId,
   nowSeconds,
 } from '../chat-format.js';
-import type { UpstreamClient } from '../http.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { jsonFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';

@@ -4,7 +4,7 @@
  * `GET /v1beta/{operation name}`. The Gemini API offers no cancel for Veo operations, so that queue has none.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../http.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';

@@ -1,7 +1,7 @@
 /** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
 import type { CallSignal } from '../call-signal.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
-import type { UpstreamClient } from '../http.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { dataLinePayload, isSingleDataLine, joinFrames, objectKeyAt, readSseFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';

@@ -5,7 +5,7 @@
  * `POST /v1/predictions/{id}/cancel` stops it.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../http.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import { awaitQueued, type PollTiming, withReadRetries } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';

@@ -3,7 +3,7 @@
  * video to video), `GET /v1/tasks/{id}` is polled with backoff, and `DELETE /v1/tasks/{id}` cancels a task given up.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../http.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { runwayHeaders, runwayTrustedHosts } from './config.js';

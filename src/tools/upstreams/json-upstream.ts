@@ -4,7 +4,7 @@
  * (a 429 also pauses the upstream for its Retry-After).
  */
 import type { CallSignal } from '../../providers/call-signal.js';
-import { classifyStatus, redact } from '../../providers/http.js';
+import { classifyStatus, redact } from '../../providers/upstream-refusal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolHttp } from './tool-http.js';
 

@@ -1,5 +1,6 @@
+// Classifying an upstream's refusal: which statuses are the caller's input, which kasir's key, and the message passed on.
 import { describe, expect, it } from 'vitest';
-import { classifyStatus, redact, upstreamMessageOf } from './http.js';
+import { classifyStatus, redact, upstreamMessageOf } from './upstream-refusal.js';
 
 const body = (message: string) => JSON.stringify({ error: { message, type: 'x' } });
 

@@ -1,31 +1,14 @@
-/** HTTP to upstream providers: keep-alive pools per origin, JSON requests with a timeout, and failure classification. */
-import { type Dispatcher, Pool } from 'undici';
+/**
+ * The client of one upstream base URL: JSON, byte and stream requests over the origin's keep-alive pool, with the
+ * upstream timeouts; every failure comes out as an UpstreamError (see upstream-refusal.ts for a non-2xx answer).
+ */
+import type { Dispatcher, Pool } from 'undici';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
 import type { CallSignal } from './call-signal.js';
-import { retryAfterMs } from './retry-after.js';
+import type { UpstreamPools } from './pools.js';
 import { type StreamedAnswer, type StreamedFrames, streamedRequest } from './streamed.js';
+import { classifyStatus, redact } from './upstream-refusal.js';
 import { UpstreamError } from './types.js';
-
-/** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
-export class UpstreamPools {
-  private readonly pools = new Map<string, Pool>();
-
-  get(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, { connect: { timeout: 10_000 } });
-      this.pools.set(origin, pool);
-    }
-    return pool;
-  }
-
-  /** Closes every pool once its requests are done. */
-  async close(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
-  }
-}
 
 export interface UpstreamClientOptions {
   /** The provider's name, as used in messages and logs. */
@@ -59,8 +42,6 @@ export interface UpstreamClientOptions {
 const JSON_ANSWER_LIMIT = 64 * 1024 * 1024;
 /** The longest error body read from an upstream; the rest is dropped. */
 const ERROR_BODY_LIMIT = 64 * 1024;
-/** The longest upstream message passed on to a caller. */
-const MESSAGE_LIMIT = 500;
 
 /** Talks to one upstream base URL; every failure comes out as an UpstreamError (or the caller's abort reason). */
 export class UpstreamClient {
@@ -299,97 +280,5 @@ export class UpstreamClient {
       redact(`connection to ${this.provider} failed: ${detail}`, this.options.secret),
       { beforeFirstByte },
     );
-  }
-}
-
-export interface StatusFailure {
-  provider: string;
-  status: number;
-  /** The upstream's error body as text (JSON or not). */
-  body: string;
-  secret?: string | undefined;
-  isCredentialFailure?: ((status: number, errorBody: unknown) => boolean) | undefined;
-  /** The answer's `Retry-After` header, if any. */
-  retryAfter?: string | undefined;
-}
-
-/**
- * Classifies a non-2xx answer. 400/404/413/422 are the caller's input (`bad_request`, with the upstream's
- * message); 401/403 mean kasir's own key is wrong, which is not the caller's fault and is never echoed;
- * everything else (408, 429, 5xx, …) is an `upstream` failure that may be retried or fallen back from.
- */
-export function classifyStatus(failure: StatusFailure): UpstreamError {
-  const { provider, status } = failure;
-  const parsed = parseJson(failure.body);
-  if (status === 401 || status === 403 || failure.isCredentialFailure?.(status, parsed)) {
-    return new UpstreamError(
-      'upstream',
-      `${provider} rejected kasir's credentials (HTTP ${status}); the caller did nothing wrong, the operator must check the provider key`,
-      { status, beforeFirstByte: true },
-    );
-  }
-  const message = redact(upstreamMessageOf(parsed, failure.body), failure.secret);
-  if (status === 400 || status === 404 || status === 413 || status === 422) {
-    return new UpstreamError(
-      'bad_request',
-      `${provider} refused the request (HTTP ${status})${message ? `: ${message}` : ''}`,
-      { status, beforeFirstByte: true, ...(message ? { upstreamMessage: message } : {}) },
-    );
-  }
-  const after = retryAfterMs(failure.retryAfter);
-  return new UpstreamError(
-    'upstream',
-    `${provider} failed (HTTP ${status})${message ? `: ${message}` : ''}`,
-    {
-      status,
-      beforeFirstByte: true,
-      ...(message ? { upstreamMessage: message } : {}),
-      ...(after !== undefined ? { retryAfterMs: after } : {}),
-    },
-  );
-}
-
-/** The human message inside the usual error bodies: `{error: {message}}`, `{error: "…"}`, `{message}`, `{detail}`. */
-export function upstreamMessageOf(parsed: unknown, raw: string): string {
-  let message: unknown;
-  if (parsed && typeof parsed === 'object') {
-    const body = parsed as Record<string, unknown>;
-    const error = body.error;
-    if (typeof error === 'string') message = error;
-    else if (error && typeof error === 'object') message = (error as Record<string, unknown>).message;
-    message ??= body.message ?? validationDetail(body.detail) ?? body.detail;
-  } else if (raw && !/^\s*</.test(raw)) {
-    message = raw;
-  }
-  if (typeof message !== 'string') return '';
-  const oneLine = message.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MESSAGE_LIMIT ? `${oneLine.slice(0, MESSAGE_LIMIT)}…` : oneLine;
-}
-
-/**
- * A validation error's list of problems (FastAPI's 422 `detail`, as fal answers it: `[{ loc, msg, type }]`) as one
- * line naming each field: `body.prompt: field required; body.image_size: …`. Undefined for any other shape.
- */
-function validationDetail(detail: unknown): string | undefined {
-  if (!Array.isArray(detail) || detail.length === 0) return undefined;
-  const parts = detail.map((item) => {
-    const { loc, msg } = (item ?? {}) as { loc?: unknown; msg?: unknown };
-    const where = Array.isArray(loc) ? loc.map(String).join('.') : '';
-    const what = typeof msg === 'string' ? msg : JSON.stringify(item);
-    return where ? `${where}: ${what}` : what;
-  });
-  return parts.join('; ');
-}
-
-/** Removes our key from a text, wherever an upstream or a library may have echoed it. */
-export function redact(text: string, secret: string | undefined): string {
-  return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
