@@ -9,10 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Quote } from '../catalog/types.js';
+import { CallAbort } from '../http/call-signal.js';
 import { ApiError } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Logger } from '../http/logger.js';
-import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { JobHolds, PaidRequest, Payer, Pricing } from '../rails/types.js';
 import type { Db } from '../store/db.js';

@@ -1,6 +1,6 @@
 /** An Offer is one thing kasir sells (a catalog entry) plus how to run it. Offers never touch money. */
 import type { CatalogEntry, Quote } from '../catalog/types.js';
-import type { CallSignal } from '../providers/call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 
 export interface RunContext {
   /** Aborted when the caller goes away or the call is cancelled; pass it to every upstream request. */

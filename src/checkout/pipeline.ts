@@ -4,12 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
+import { CallAbort } from '../http/call-signal.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import { type Exchange, JSON_TYPE, sendJson } from '../http/exchange.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
 import type { SseSink } from '../http/sse.js';
-import { CallAbort } from '../providers/call-signal.js';
 import type { RailRegistry } from '../rails/registry.js';
 import {
   type Authorization,

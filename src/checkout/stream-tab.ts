@@ -4,7 +4,7 @@
  * tab asks the payer for more (the rail's event, e.g. `payment-need-voucher`) and stops reading the upstream until
  * the payer authorizes more or the wait runs out.
  */
-import type { CallSignal } from '../providers/call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { SseFrameSplitter } from '../providers/sse.js';
 import type { MeteredAuthorization } from '../rails/types.js';
 import type { OutputMeter, StreamEvent } from './offer.js';

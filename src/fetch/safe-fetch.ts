@@ -14,7 +14,7 @@ import type { LookupAddress } from 'node:dns';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
-import type { CallSignal } from '../providers/call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { type AddressPolicy, bareHost, checkDestination, type ResolvedAddress } from './address-rule.js';
 import { FetchFailure } from './errors.js';
 

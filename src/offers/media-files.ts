@@ -12,9 +12,9 @@ import type { ModelEntry } from '../catalog/types.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { typeAccepted } from '../fetch/safe-fetch.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import type { Media } from '../media/service.js';
-import type { CallSignal } from '../providers/call-signal.js';
 import type { FileValue } from '../providers/media/types.js';
 
 export interface FileInputDeps {

@@ -10,11 +10,11 @@ import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
 import type { FetchConfig } from '../config/fetch.js';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
+import { CallAbort, type CallSignal } from '../http/call-signal.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import { acceptedMediaType } from '../media/keys.js';
 import type { Media, MediaObject } from '../media/service.js';
 import { MediaTooLargeError, MediaTypeMismatchError } from '../media/store.js';
-import { CallAbort, type CallSignal } from '../providers/call-signal.js';
 import type {
   FileValue,
   MediaCall,

@@ -5,7 +5,7 @@
  * chunks and the caller's signal gets one listener.
  */
 import type { Dispatcher } from 'undici';
-import type { CallSignal } from './call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 
 export interface BufferedAnswer {
   statusCode: number;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChatStream } from '../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../test/fakes/openai-upstream.js';
 import { type ChatTarget, createChatRouter, type FailedAttempt } from './chat-router.js';
-import { UpstreamPools } from './pools.js';
 import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
+import { UpstreamPools } from './pools.js';
 import { notConfiguredError } from './registry.js';
 import { type CallContext, type ChatProvider, UpstreamError } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
-import { type CallSignal, pause } from './call-signal.js';
+import { type CallSignal, pause } from '../http/call-signal.js';
 import { deferredStream } from './deferred-stream.js';
 import {
   type CallContext,

@@ -4,8 +4,8 @@ import type { Config } from '../config/load.js';
 import { PROVIDER_ENV, type ProviderName } from '../config/providers.js';
 import { createAnthropicProvider } from './anthropic/provider.js';
 import { createGeminiProvider } from './gemini/provider.js';
-import { UpstreamPools } from './pools.js';
 import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
+import { UpstreamPools } from './pools.js';
 import { type ChatProvider, UpstreamError } from './types.js';
 
 /** Which wire format each chat provider speaks. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallAbort } from './call-signal.js';
+import { CallAbort } from '../http/call-signal.js';
 import { type StreamedFrames, streamedRequest } from './streamed.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@
  * than a short relay's own work; here each received chunk is split into frames and handed to the reader as is.
  */
 import type { Dispatcher } from 'undici';
-import type { CallSignal } from './call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { SseFrameSplitter } from './sse.js';
 
 /** The frames of a 2xx body and how to let go of it. */

@@ -1,5 +1,5 @@
 /** The provider port: how kasir talks to an upstream, and how upstream failures are classified. Knows nothing about money. */
-import type { CallSignal } from './call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 
 /** Why an upstream call failed; the checkout maps each kind to a status and voids the payment. */
 export type UpstreamFailureKind =

@@ -3,12 +3,12 @@
  * upstream timeouts; every failure comes out as an UpstreamError (see upstream-refusal.ts for a non-2xx answer).
  */
 import type { Dispatcher, Pool } from 'undici';
+import type { CallSignal } from '../http/call-signal.js';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
-import type { CallSignal } from './call-signal.js';
 import type { UpstreamPools } from './pools.js';
 import { type StreamedAnswer, type StreamedFrames, streamedRequest } from './streamed.js';
-import { classifyStatus, redact } from './upstream-refusal.js';
 import { UpstreamError } from './types.js';
+import { classifyStatus, redact } from './upstream-refusal.js';
 
 export interface UpstreamClientOptions {
   /** The provider's name, as used in messages and logs. */

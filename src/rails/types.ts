@@ -1,8 +1,8 @@
 /** The rail port: how a payment method identifies a payer, contributes to a 402, authorizes, captures and voids. */
 import type { PriceClass, Quote } from '../catalog/types.js';
 import type { SkillRail } from '../discovery/skill.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { ApiError } from '../http/errors.js';
-import type { CallSignal } from '../providers/call-signal.js';
 
 /** What a rail may read of the incoming request. */
 export interface PaidRequest {

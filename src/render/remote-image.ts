@@ -7,8 +7,8 @@
 import { imageSize } from 'image-size';
 import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { invalidInput } from '../http/errors.js';
-import type { CallSignal } from '../providers/call-signal.js';
 import { UpstreamError } from '../providers/types.js';
 
 /** Formats resvg draws (WebP is not among them in the resvg-js release used). */

@@ -9,7 +9,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import type { ScreenshotConfig } from '../config/screenshot.js';
 import { type AddressPolicy, checkDestination } from '../fetch/address-rule.js';
-import type { CallSignal } from '../providers/call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 import { type GuardProxy, startGuardProxy } from './guard-proxy.js';
 import { Slots } from './slots.js';
 

@@ -1,5 +1,5 @@
 /** A counting semaphore: at most `size` holders at once, the rest wait in order (or give up when their call is aborted). */
-import type { CallSignal } from '../providers/call-signal.js';
+import type { CallSignal } from '../http/call-signal.js';
 
 export class Slots {
   private free: number;

@@ -2,11 +2,11 @@
 // MediaCall kasir's offer would hand it, so an official SDK's request and kasir's for one operation can be compared.
 import { expect } from 'vitest';
 import type { ProviderConfig, ProviderName } from '../../src/config/providers.js';
-import { CallAbort } from '../../src/providers/call-signal.js';
-import { UpstreamClient } from '../../src/providers/upstream-client.js';
-import { UpstreamPools } from '../../src/providers/pools.js';
+import { CallAbort } from '../../src/http/call-signal.js';
 import type { PollTiming } from '../../src/providers/media/queue.js';
 import type { FileValue, MediaCall, MediaProvider, MediaQueue } from '../../src/providers/media/types.js';
+import { UpstreamPools } from '../../src/providers/pools.js';
+import { UpstreamClient } from '../../src/providers/upstream-client.js';
 import { pathOf, type Recorded, type Recorder } from '../support/recorder.js';
 
 export const TIMING: PollTiming = { firstMs: 5, maxMs: 10, deadlineMs: 5_000 };

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectedAnswerMs, maxNonStreamedTokens } from '../../src/providers/anthropic/long-calls.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/provider.js';
 import { createGeminiProvider } from '../../src/providers/gemini/provider.js';
-import { UpstreamPools } from '../../src/providers/pools.js';
 import { createOpenAiCompatibleProvider } from '../../src/providers/openai-compatible/provider.js';
+import { UpstreamPools } from '../../src/providers/pools.js';
 import type { CallContext, ChatProvider } from '../../src/providers/types.js';
 import {
   loadRecording,

@@ -6,9 +6,9 @@ import {
   readChatStream,
 } from '../../../test/fakes/chat-upstream.js';
 import { framesOf } from '../../../test/support/frames.js';
-import { UpstreamClient } from '../upstream-client.js';
 import { UpstreamPools } from '../pools.js';
 import type { CallContext, ChatProvider } from '../types.js';
+import { UpstreamClient } from '../upstream-client.js';
 import { createAnthropicProvider } from './provider.js';
 import { toAnthropicRequest } from './request.js';
 import { translateAnthropicStream } from './stream.js';

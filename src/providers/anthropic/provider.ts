@@ -1,8 +1,8 @@
 /** Chat adapter for Anthropic's Messages API. */
 import { deferredStream } from '../deferred-stream.js';
-import { UpstreamClient } from '../upstream-client.js';
-import { type UpstreamPools } from '../pools.js';
+import type { UpstreamPools } from '../pools.js';
 import type { ChatProvider } from '../types.js';
+import { UpstreamClient } from '../upstream-client.js';
 import { toAnthropicRequest } from './request.js';
 import { fromAnthropicMessage } from './response.js';
 import { translateAnthropicStream } from './stream.js';

@@ -5,9 +5,9 @@
  * way to stop a transcript in progress, so the queue has no cancel.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { assemblyAiHeaders, assemblyAiTrustedHosts } from './config.js';
 import { audioInput, transcriptBody } from './request.js';
 import { transcript, transcriptOutput, transcriptState, uploadUrl } from './response.js';

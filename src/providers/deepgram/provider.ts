@@ -1,8 +1,8 @@
 /** The Deepgram adapter: pre-recorded transcription at DEEPGRAM_BASE_URL, answered within one exchange. */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import type { MediaProvider } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { deepgramHeaders, deepgramTrustedHosts } from './config.js';
 import { listenBody, listenPath } from './request.js';
 import { deepgramTranscript } from './response.js';

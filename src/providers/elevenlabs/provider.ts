@@ -1,8 +1,8 @@
 /** The ElevenLabs adapter: text-to-speech, music and speech-to-text at ELEVENLABS_BASE_URL (one exchange each). */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import type { MediaProvider } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { AUDIO_ANSWER_LIMIT, elevenLabsHeaders, elevenLabsTrustedHosts } from './config.js';
 import { elevenLabsJson, elevenLabsTranscription } from './request.js';
 import { elevenLabsAudio, elevenLabsTranscript } from './response.js';

@@ -1,8 +1,8 @@
 /** The fal adapter: every fal model through its queue (submit, status, result, cancel) at FAL_BASE_URL. */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { falHeaders, falTrustedHosts } from './config.js';
 import { falAppId, falBody } from './request.js';
 import { falHandle, falOutput, falState } from './response.js';

@@ -1,9 +1,9 @@
 /** Chat adapter for the Google Gemini API (generateContent / streamGenerateContent). */
 import type { JsonObject } from '../chat-format.js';
 import { deferredStream } from '../deferred-stream.js';
-import { UpstreamClient } from '../upstream-client.js';
-import { type UpstreamPools } from '../pools.js';
+import type { UpstreamPools } from '../pools.js';
 import type { ChatProvider } from '../types.js';
+import { UpstreamClient } from '../upstream-client.js';
 import { geminiModelId, toGeminiRequest } from './request.js';
 import { fromGeminiResponse } from './response.js';
 import { translateGeminiStream } from './stream.js';

@@ -1,5 +1,5 @@
 /** Translates Gemini's streamed GenerateContentResponse events into chat.completion.chunk frames. */
-import type { CallSignal } from '../call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import {
   type ChunkIdentity,
   chunkFrame,
@@ -7,10 +7,10 @@ import {
   newCompletionId,
   nowSeconds,
 } from '../chat-format.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { jsonFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
 import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
 
 /**

@@ -4,10 +4,10 @@
  * `GET /v1beta/{operation name}`. The Gemini API offers no cancel for Veo operations, so that queue has none.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { googleHeaders, googleTrustedHosts } from './config.js';
 import { familyOf, googleRefusal, googleRequest } from './request.js';
 import { geminiImages, imagenImages, operation, operationState, operationVideos } from './response.js';

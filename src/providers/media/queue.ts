@@ -3,7 +3,7 @@
  * builds the adapter of a provider that works as such a queue.
  */
 import type { ProviderConfig, ProviderName } from '../../config/providers.js';
-import { CallAbort, type CallSignal, pause } from '../call-signal.js';
+import { CallAbort, type CallSignal, pause } from '../../http/call-signal.js';
 import { UpstreamError } from '../types.js';
 import { providerBase } from './base.js';
 import { type ReadRetryPolicy, retryingReads } from './read-retry.js';

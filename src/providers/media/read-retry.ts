@@ -5,7 +5,7 @@
  * cancelled upstream (best effort), so the provider does not finish and bill work nobody will be charged for.
  * Submits are never retried here: a repeated submit could start (and bill) the job twice.
  */
-import { CallAbort, type CallSignal, pause } from '../call-signal.js';
+import { CallAbort, type CallSignal, pause } from '../../http/call-signal.js';
 import { UpstreamError } from '../types.js';
 import type { MediaQueue } from './types.js';
 

@@ -7,12 +7,12 @@ import { createDeepgramProvider } from '../deepgram/provider.js';
 import { createElevenLabsProvider } from '../elevenlabs/provider.js';
 import { createFalProvider } from '../fal/provider.js';
 import { createGoogleImageProvider, createGoogleVideoProvider } from '../google-media/provider.js';
-import { UpstreamClient } from '../upstream-client.js';
-import { UpstreamPools } from '../pools.js';
 import { createMiniMaxProvider } from '../minimax/provider.js';
 import { createOpenAiMediaProvider, createOpenAiVideoProvider } from '../openai/provider.js';
+import { UpstreamPools } from '../pools.js';
 import { createReplicateProvider } from '../replicate/provider.js';
 import { createRunwayProvider } from '../runway/provider.js';
+import { UpstreamClient } from '../upstream-client.js';
 import type { ReadObserver } from './read-retry.js';
 import type { MediaProvider } from './types.js';
 

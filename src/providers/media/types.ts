@@ -6,7 +6,7 @@
  */
 import type { ProviderName } from '../../config/providers.js';
 import type { TrustedHosts } from '../../fetch/safe-fetch.js';
-import type { CallSignal } from '../call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 
 /** One file input, as the caller gave it and as the adapter may send it. */
 export type FileValue =

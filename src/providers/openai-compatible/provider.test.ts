@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';
 import { framesOf } from '../../../test/support/frames.js';
-import { UpstreamClient } from '../upstream-client.js';
 import { UpstreamPools } from '../pools.js';
 import { type CallContext, type ChatProvider, type ChatStreamEvent, UpstreamError } from '../types.js';
+import { UpstreamClient } from '../upstream-client.js';
 import { createOpenAiCompatibleProvider } from './provider.js';
 import { relayOpenAiStream } from './stream.js';
 

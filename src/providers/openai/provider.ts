@@ -4,11 +4,11 @@
  * `GET /videos/{id}/content`).
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
 import { UpstreamError } from '../types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { openAiHeaders, openAiTrustedHosts, SPEECH_ANSWER_LIMIT } from './config.js';
 import { openAiJsonBody, transcriptionBody, videoBody } from './request.js';
 import { openAiImages, openAiSpeech, openAiTranscription } from './response.js';

@@ -5,10 +5,10 @@
  * `POST /v1/predictions/{id}/cancel` stops it.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { providerBase } from '../media/base.js';
 import { awaitQueued, type PollTiming, withReadRetries } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { replicateHeaders, replicateTrustedHosts } from './config.js';
 import { predictionBody, predictionPath } from './request.js';
 import { prediction, predictionOutput, predictionState } from './response.js';

@@ -3,9 +3,9 @@
  * video to video), `GET /v1/tasks/{id}` is polled with backoff, and `DELETE /v1/tasks/{id}` cancels a task given up.
  */
 import type { ProviderConfig } from '../../config/providers.js';
-import type { UpstreamClient } from '../upstream-client.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import { runwayHeaders, runwayTrustedHosts } from './config.js';
 import { runwayRefusal, taskRequest } from './request.js';
 import { task, taskOutput, taskState } from './response.js';

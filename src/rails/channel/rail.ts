@@ -6,9 +6,10 @@
  * A call's reservation lapses `holdTtlSeconds` after it was taken or last kept alive (its process renews it a third of
  * that apart while the call runs, however long): the sweeper gives back what a process that died mid-call left held.
  */
+
+import type { CallSignal } from '../../http/call-signal.js';
 import { nowIso } from '../../ledger/ids.js';
 import { recordWalletUsage } from '../../ledger/wallet-payments.js';
-import type { CallSignal } from '../../providers/call-signal.js';
 import type { Db } from '../../store/db.js';
 import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
 import { PaymentRefusal } from '../types.js';

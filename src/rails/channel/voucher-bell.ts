@@ -4,7 +4,7 @@
  * (the channel rail's `nudge`). Written by hand: a map of waiters per channel id is all it takes, where an
  * EventEmitter would need its listener limit lifted and a real AbortSignal to unhook a waiter.
  */
-import { CallAbort, type CallSignal, pause } from '../../providers/call-signal.js';
+import { CallAbort, type CallSignal, pause } from '../../http/call-signal.js';
 
 export class VoucherBell {
   private readonly waiters = new Map<string, Set<() => void>>();

@@ -3,7 +3,7 @@
  * Tavily (POST /search), Exa (POST /search) and a SearXNG instance (GET /search?format=json).
  */
 import type { SearchProviderName, ToolsConfig } from '../../config/tools.js';
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import { JsonUpstream } from '../upstreams/json-upstream.js';
 import type { ToolHttp } from '../upstreams/tool-http.js';

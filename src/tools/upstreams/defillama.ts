@@ -2,7 +2,7 @@
  * DefiLlama (https://api-docs.defillama.com/): a protocol's TVL (GET /protocol/{slug}), every chain's TVL
  * (GET /v2/chains), and current coin prices (coins.llama.fi GET /prices/current/{coins}).
  */
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

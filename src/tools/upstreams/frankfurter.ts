@@ -1,5 +1,5 @@
 /** Frankfurter (ECB reference rates, https://frankfurter.dev/v1/): the latest table against the US dollar. */
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeFrankfurter } from '../../../test/fakes/frankfurter.js';
 import type { FakeJsonUpstream } from '../../../test/fakes/json-upstream.js';
 import { loadConfig } from '../../config/load.js';
-import { CallAbort } from '../../providers/call-signal.js';
+import { CallAbort } from '../../http/call-signal.js';
 import { retryAfterMs } from '../../providers/retry-after.js';
 import { UpstreamError } from '../../providers/types.js';
 import { isPublicAddress } from './guard.js';

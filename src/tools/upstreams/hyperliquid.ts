@@ -1,5 +1,5 @@
 /** Hyperliquid's info API (POST /info, https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/info-endpoint). */
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 over HTTP to the operator's chain nodes (RPC_URLS, or the public defaults): one call, its result, or
  * the node's error object. Each chain is its own upstream (gate, name in messages).
  */
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

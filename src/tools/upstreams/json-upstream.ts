@@ -3,9 +3,9 @@
  * upstream's gate, with the tool timeout, and every failure turned into an UpstreamError that names the upstream
  * (a 429 also pauses the upstream for its Retry-After).
  */
-import type { CallSignal } from '../../providers/call-signal.js';
-import { classifyStatus, redact } from '../../providers/upstream-refusal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
+import { classifyStatus, redact } from '../../providers/upstream-refusal.js';
 import type { ToolHttp } from './tool-http.js';
 
 /** The largest answer read (SEC companyfacts of the largest filers are tens of MB). */

@@ -3,7 +3,7 @@
  * CoinGecko fails, DefiLlama's coins API (dollar prices of CoinGecko ids; symbols through a short list of the
  * best-known coins' ids).
  */
-import type { CallSignal } from '../../providers/call-signal.js';
+import type { CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { defillama } from './defillama.js';

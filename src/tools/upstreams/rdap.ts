@@ -3,7 +3,7 @@
  * RDAP_BOOTSTRAP_URL), then `GET {server}domain/{name}`. Servers named by the bootstrap file are reached through
  * the private-address guard like any other upstream.
  */
-import { CallAbort, type CallSignal } from '../../providers/call-signal.js';
+import { CallAbort, type CallSignal } from '../../http/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

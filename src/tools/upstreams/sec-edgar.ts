@@ -4,8 +4,9 @@
  * SEC asks every client to name itself with a contact in the User-Agent (SEC_USER_AGENT) and to stay under 10
  * requests a second; the upstream gate keeps kasir well inside that.
  */
+
+import { CallAbort, type CallSignal } from '../../http/call-signal.js';
 import { ApiError } from '../../http/errors.js';
-import { CallAbort, type CallSignal } from '../../providers/call-signal.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/load.js';
+import { CallAbort } from '../../http/call-signal.js';
 import type { Media } from '../../media/service.js';
-import { CallAbort } from '../../providers/call-signal.js';
 import type { ToolDeps } from '../types.js';
 import { createImageReader, type ImageReader } from './image-input.js';
 

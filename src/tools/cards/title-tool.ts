@@ -2,12 +2,13 @@
  * The tools that draw a title card (og-image, card, youtube-thumbnail): read the optional background through the
  * safe fetcher, draw, store the PNG. Each tool module only says its size and which inputs it reads.
  */
-import type { Tool, ToolDeps } from '../tools/types.js';
-import { imageMaxBytes, rendererFetcher } from './fetcher.js';
-import { publishPng } from './publish.js';
-import { fetchImage } from './remote-image.js';
-import { accentOf, type Theme, themeOf } from './themes.js';
-import { renderTitleCard } from './title-card.js';
+
+import { imageMaxBytes, rendererFetcher } from '../../render/fetcher.js';
+import { publishPng } from '../../render/publish.js';
+import { fetchImage } from '../../render/remote-image.js';
+import { accentOf, type Theme, themeOf } from '../../render/themes.js';
+import { renderTitleCard } from '../../render/title-card.js';
+import type { Tool, ToolDeps } from '../types.js';
 
 export interface TitleToolSpec {
   size(input: Record<string, unknown>): { width: number; height: number };
