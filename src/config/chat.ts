@@ -2,10 +2,7 @@
  * Timeouts of chat upstream calls, per kind of wait: until a stream starts, between two stream events, and for a
  * whole non-streamed answer (which arrives only once the model has finished writing it).
  */
-import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, type SettingsArea } from './setting.js';
 
 export const chatEnvShape = {
   /** Until a streamed answer's headers arrive; default UPSTREAM_TIMEOUT_MS. */

@@ -3,9 +3,7 @@
  * exchange rate, amount limits, order expiry and session lifetime. Top-ups are on when MIDTRANS_SERVER_KEY is set.
  */
 import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, type SettingsArea } from './setting.js';
 
 export const dashboardEnvShape = {
   MIDTRANS_SERVER_KEY: z

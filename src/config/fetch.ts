@@ -5,9 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseAllowedHosts } from '../fetch/address-rule.js';
-import type { SettingsArea } from './setting.js';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, type SettingsArea } from './setting.js';
 
 export const fetchEnvShape = {
   FETCH_ALLOWED_HOSTS: z.string().default(''),

@@ -1,7 +1,7 @@
 /**
  * The configuration's one entry point: reads every setting once (the environment, over the optional JSON file),
  * validates each area, and reports every bad setting at once — a value its schema refuses and a rule between
- * settings alike — in one ConfigError. Nothing else reads process.env for settings.
+ * settings alike — in one ConfigError.
  */
 import { SETTINGS_AREAS } from './areas.js';
 import { type ChatTimeouts, parseChatTimeouts } from './chat.js';

@@ -1,8 +1,5 @@
 /** Settings of the media models: how queued upstream jobs are polled, how long a call waits, how long a job may run. */
-import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, type SettingsArea } from './setting.js';
 
 export const mediaEnvShape = {
   MEDIA_POLL_FIRST_MS: int(10).default(500),

@@ -1,8 +1,6 @@
 /** Settings of the screenshot tool: which Chromium, how many pages at once, how long and how large a capture may be. */
 import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, type SettingsArea } from './setting.js';
 
 export const screenshotEnvShape = {
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),

@@ -3,7 +3,7 @@
  * public service), the keys of those that need one, the operator's JSON-RPC nodes and the SEC contact.
  */
 import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
+import { optionalString, type SettingsArea } from './setting.js';
 
 /** Each keyless public upstream: its base-URL setting and its default. */
 export const TOOL_UPSTREAMS = {
@@ -40,10 +40,6 @@ export const DEFAULT_RPC_URLS: Readonly<Record<string, string>> = {
 export const SEARCH_PROVIDERS = ['brave', 'tavily', 'exa', 'searxng'] as const;
 export type SearchProviderName = (typeof SEARCH_PROVIDERS)[number];
 
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .default('false')
@@ -53,19 +49,19 @@ export const toolsEnvShape = {
   ...Object.fromEntries(Object.values(TOOL_UPSTREAMS).map((u) => [u.env, z.url().optional()])),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   TOOL_UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  COINGECKO_API_KEY: optional,
+  COINGECKO_API_KEY: optionalString,
   COINGECKO_PRO: bool,
-  SEC_USER_AGENT: optional,
-  RPC_URLS: optional,
+  SEC_USER_AGENT: optionalString,
+  RPC_URLS: optionalString,
   RPC_ALLOW_SEND_RAW_TRANSACTION: bool,
-  DNS_SERVERS: optional,
-  BRAVE_API_KEY: optional,
-  TAVILY_API_KEY: optional,
-  EXA_API_KEY: optional,
+  DNS_SERVERS: optionalString,
+  BRAVE_API_KEY: optionalString,
+  TAVILY_API_KEY: optionalString,
+  EXA_API_KEY: optionalString,
   SEARXNG_URL: z.url().optional(),
-  SEARCH_PROVIDERS: optional,
-  EMBED_PROVIDER: optional,
-  MODERATION_PROVIDER: optional,
+  SEARCH_PROVIDERS: optionalString,
+  EMBED_PROVIDER: optionalString,
+  MODERATION_PROVIDER: optionalString,
   EMBED_MODEL: z.string().min(1).default('text-embedding-3-small'),
   MODERATION_MODEL: z.string().min(1).default('omni-moderation-latest'),
 } as Record<string, z.ZodType>;

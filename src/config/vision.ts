@@ -2,14 +2,7 @@
  * Settings of the vision and identity tools (tools/address-id, tools/ocr-id, tools/product-listing): which chat
  * model each one calls, and how large an image they take.
  */
-import { z } from 'zod';
-import type { SettingsArea } from './setting.js';
-
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+import { int, optionalString, type SettingsArea } from './setting.js';
 
 /**
  * The chat models tried by default, in order: the first one whose provider this server has a key for serves.
@@ -26,8 +19,8 @@ export const VISION_MODEL_PREFERENCE = [
 ] as const;
 
 export const visionEnvShape = {
-  VISION_MODEL: optional,
-  ADDRESS_MODEL: optional,
+  VISION_MODEL: optionalString,
+  ADDRESS_MODEL: optionalString,
   VISION_IMAGE_MAX_BYTES: int(1024).default(10 * 1024 * 1024),
   VISION_IMAGE_MAX_PIXELS: int(1).default(40_000_000),
   VISION_IMAGE_SEND_SIDE: int(256, 8192).default(2048),
