@@ -4,7 +4,8 @@ import type { ModelEntry } from '../catalog/types.js';
 import type { CostStamp, Offer } from '../checkout/offer.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import { maxNonStreamedTokens } from '../providers/anthropic/long-calls.js';
-import type { ChatRouter, ChatTarget } from '../providers/chat-router.js';
+import type { ChatTarget } from '../providers/chat-router.js';
+import type { ChatRuntime } from '../providers/chat-runtime.js';
 import {
   CHAT_WIRE_FORMAT,
   type ChatProviders,
@@ -13,13 +14,6 @@ import {
 } from '../providers/registry.js';
 import type { ChatStreamEvent } from '../providers/types.js';
 import { chatOutputMeter } from './chat-meter.js';
-
-export interface ChatRuntime {
-  providers: ChatProviders;
-  router: ChatRouter;
-  /** How long kasir waits for a whole non-streamed answer (CHAT_CALL_TIMEOUT_MS; default 10 minutes). */
-  callTimeoutMs?: number;
-}
 
 /**
  * The refusal of a non-streamed call that cannot finish within the wait for a whole answer: on Claude, whose

@@ -9,7 +9,7 @@ import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { CallSignal } from '../http/call-signal.js';
 import type { Logger } from '../http/logger.js';
 import type { Media } from '../media/service.js';
-import type { ChatRuntime } from '../offers/chat.js';
+import type { ChatRuntime } from '../providers/chat-runtime.js';
 import type { KeyValue } from '../store/kv/index.js';
 import type { ToolHttp } from './upstreams/tool-http.js';
 

@@ -6,7 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../catalog/types.js';
-import type { ChatRuntime } from '../../offers/chat.js';
+import type { ChatRuntime } from '../../providers/chat-runtime.js';
 import { UpstreamError } from '../../providers/types.js';
 import type { ToolCall } from '../types.js';
 import type { ChosenModel } from './chat-model.js';
