@@ -51,7 +51,6 @@ export function createApp(deps: Deps): LaneApp {
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);
-  mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
   mountChannelRoutes(app, deps);
   const checkoutDeps: CheckoutDeps = {
@@ -68,6 +67,7 @@ export function createApp(deps: Deps): LaneApp {
     },
   };
   mountChatRoutes(app, deps, checkoutDeps);
+  mountLookupRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);
   mountRecipeRoutes(app, deps, checkoutDeps);
   mountModelRoutes(app, deps, checkoutDeps);
