@@ -1,4 +1,5 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
+import { methodOf } from './catalog/types.js';
 import type { CheckoutDeps } from './checkout/pipeline.js';
 import { mountDashboard } from './dashboard/routes.js';
 import type { Deps } from './deps.js';
@@ -99,13 +100,13 @@ export function createApp(deps: Deps): LaneApp {
           .filter((e) => deps.offers.available(e))
           .map((e) => `/x402/${e.id}`),
     entries: deps.catalog
-      .entries()
+      .offered()
       .filter((e) => deps.offers.available(e))
       .map((e) => ({
         id: e.id,
         name: e.name,
         category: e.kind === 'model' ? e.category : e.kind,
-        route: `POST ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
+        route: `${methodOf(e)} ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
       })),
   }));
 
