@@ -14,6 +14,11 @@ import { lookupName } from '../offers/lookup.js';
 
 const NO_BODY = Buffer.alloc(0);
 
+/** A parameter given once is its value; one repeated, the list of its values (which a schema of strings refuses). */
+function queryInput(queries: Record<string, string[]>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+}
+
 export function mountLookupRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
   for (const entry of deps.catalog.lookups()) {
     const lookup = LOOKUPS[lookupName(entry)];
@@ -34,11 +39,11 @@ export function mountLookupRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
         },
       });
     }
-    // The query parameters are the input (the first value of a repeated one); the checkout validates them.
+    // The query parameters are the input, which the checkout validates against the entry's schema.
     app.get(entry.path, (c) =>
       sell(exchangeOf(c), checkoutDeps, async () => ({
         offer: deps.offers.offerFor(entry),
-        input: c.req.query(),
+        input: queryInput(c.req.queries()),
         rawBody: NO_BODY,
       })),
     );
