@@ -72,6 +72,14 @@ describe('a free call', () => {
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
   });
 
+  it('refuses a parameter given twice, as the schema reads a list of strings', async () => {
+    const res = await kasir.app.request('/v1/tools/terbilang?n=1&n=2');
+    expect(res.status).toBe(400);
+    expect(
+      ((await res.json()) as { error: { details: Array<{ field: string }> } }).error.details[0]?.field,
+    ).toBe('n');
+  });
+
   it('is counted in /metrics by offer and outcome', async () => {
     const served = async () => {
       const text = await (await kasir.app.request('/metrics')).text();
