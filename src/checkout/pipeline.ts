@@ -157,8 +157,8 @@ async function give(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Respon
       quote: deps.catalog.quote(entry, input, 'wallet'),
     });
   } catch (err) {
-    deps.metrics.freeCalls.inc({ offer, outcome: 'failed' });
     const apiError = runFailure(err);
+    deps.metrics.freeCalls.inc({ offer, outcome: apiError.status < 500 ? 'refused' : 'failed' });
     if (apiError.code === 'internal_error')
       deps.log.error({ reqId: x.requestId, err }, 'free call failed inside kasir');
     throw apiError;

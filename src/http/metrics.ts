@@ -6,7 +6,7 @@ export interface Metrics {
   registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   paidCalls: Counter<'offer' | 'rail' | 'outcome'>;
-  /** Calls of free entries (the lookups) by offer and outcome (served, failed). */
+  /** Runs of free entries (the lookups) by offer and outcome (served; refused: a 4xx; failed: a 5xx). */
   freeCalls: Counter<'offer' | 'outcome'>;
   /** Upstream queue reads (a media job's status or result) retried after a transient failure, and given up. */
   upstreamReadRetries: Counter<'provider' | 'read'>;
@@ -35,7 +35,7 @@ export function createMetrics(): Metrics {
   });
   const freeCalls = new Counter({
     name: 'kasir_free_calls_total',
-    help: 'Calls of free entries (lookups) by offer and outcome (served, failed)',
+    help: 'Runs of free entries (lookups) by offer and outcome (served, refused with a 4xx, failed with a 5xx)',
     labelNames: ['offer', 'outcome'] as const,
     registers: [registry],
   });
