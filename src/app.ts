@@ -99,15 +99,12 @@ export function createApp(deps: Deps): LaneApp {
           .entries()
           .filter((e) => deps.offers.available(e))
           .map((e) => `/x402/${e.id}`),
-    entries: deps.catalog
-      .offered()
-      .filter((e) => deps.offers.available(e))
-      .map((e) => ({
-        id: e.id,
-        name: e.name,
-        category: e.kind === 'model' ? e.category : e.kind,
-        route: `${methodOf(e)} ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
-      })),
+    entries: deps.offers.offered().map((e) => ({
+      id: e.id,
+      name: e.name,
+      category: e.kind === 'model' ? e.category : e.kind,
+      route: `${methodOf(e)} ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
+    })),
   }));
 
   // A path served with other methods is a 405 naming them (`Allow`); a path no route serves, a 404.

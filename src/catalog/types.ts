@@ -219,6 +219,11 @@ export function isFree(entry: CatalogEntry): boolean {
   return entry.kind !== 'model' && entry.price.walletMicroUsd === 0 && entry.price.prepaidMicroUsd === 0;
 }
 
+/** True for an entry whose call only reads (a lookup: it changes nothing, anywhere). */
+export function isReadOnly(entry: CatalogEntry): boolean {
+  return entry.kind === 'lookup' && entry.readOnly;
+}
+
 /** How an entry is called: GET with its input as query parameters (a lookup), else POST with a JSON body. */
 export function methodOf(entry: CatalogEntry): 'GET' | 'POST' {
   return entry.kind === 'lookup' ? entry.method : 'POST';

@@ -1,7 +1,7 @@
 /** Free entries (the lookups) through the checkout: validated and run like any entry, with no payment step at all. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type PaidKasir, startPaidKasir } from '../../test/support/paid.js';
-import { isFree } from '../catalog/types.js';
+import { isFree, isReadOnly, methodOf } from '../catalog/types.js';
 import { LOOKUPS } from '../lookups/index.js';
 import { MADHABS, PRAYER_METHODS } from '../lookups/prayer-times.js';
 import { RUPIAH_CASES } from '../lookups/terbilang.js';
@@ -35,6 +35,25 @@ describe('the lookups in the catalog', () => {
     }
     expect(catalog.offered()).toEqual([...catalog.entries(), ...lookups]);
     expect(catalog.entries().some(isFree)).toBe(false);
+  });
+
+  it('are offered by the registry like any entry, flagged free and read-only', () => {
+    const offered = kasir.deps.offers.offered();
+    const lookups = offered.filter(isFree);
+    expect(lookups.map((e) => e.id).sort()).toEqual(
+      kasir.deps.catalog
+        .lookups()
+        .map((l) => l.id)
+        .sort(),
+    );
+    for (const e of lookups) {
+      expect(isReadOnly(e)).toBe(true);
+      expect(methodOf(e)).toBe('GET');
+    }
+    const paid = offered.filter((e) => !isFree(e));
+    expect(paid.length).toBeGreaterThan(0);
+    expect(paid.some(isReadOnly)).toBe(false);
+    expect(paid.every((e) => methodOf(e) === 'POST')).toBe(true);
   });
 
   it('state the enums their modules read', () => {

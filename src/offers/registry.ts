@@ -19,6 +19,11 @@ import { createRecipeOffer } from './recipe.js';
 import { createToolOffer, toolName } from './tool.js';
 
 export interface OfferRegistry {
+  /**
+   * Everything offered on this server, sold or free (`isFree`, `isReadOnly`, `methodOf` in catalog/types.ts say how
+   * each is called): the catalog's entries and lookups that can run here, each with its input schema.
+   */
+  offered(): CatalogEntry[];
   /** The entry's offer, built once. */
   offerFor(entry: CatalogEntry): Offer;
   /** True when the entry can run on this server as configured. */
@@ -155,9 +160,11 @@ export function createOfferRegistry(
     if (official && isRetired(entry)) return retiredError(entry).message;
     return (official ? entry.unavailable : undefined) ?? deps.served?.unavailableReason(entry);
   };
+  const canRun = (entry: CatalogEntry) => available(entry) && unavailableReason(entry) === undefined;
   return {
+    offered: () => deps.catalog.offered().filter(canRun),
     offerFor,
-    available: (entry) => available(entry) && unavailableReason(entry) === undefined,
+    available: canRun,
     unavailableReason,
   };
 }
