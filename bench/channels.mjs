@@ -19,7 +19,7 @@ import { requireBuild, root } from './lib/harness.mjs';
 requireBuild();
 const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
 const { openDb } = await import(dist('store/db.js'));
-const { loadConfig } = await import(dist('config.js'));
+const { loadConfig } = await import(dist('config/load.js'));
 const {
   acceptVoucher,
   newChannelHold,

@@ -15,7 +15,7 @@ requireBuild();
 const dist = (file) => import(pathToFileURL(path.join(root, 'dist', file)).href);
 const { cosine, createFaceModel, FACE_EMBEDDING_DIMENSIONS, FACE_MODEL_ID } =
   await dist('tools/face/model.js');
-const { loadConfig } = await dist('config.js');
+const { loadConfig } = await dist('config/load.js');
 const threshold = loadConfig(process.env).face.matchThreshold;
 
 const dir = path.join(root, 'test/fixtures/faces');

@@ -1,4 +1,5 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
+import { methodOf } from './catalog/types.js';
 import type { CheckoutDeps } from './checkout/pipeline.js';
 import { mountDashboard } from './dashboard/routes.js';
 import type { Deps } from './deps.js';
@@ -51,7 +52,6 @@ export function createApp(deps: Deps): LaneApp {
 
   mountOpsRoutes(app, deps);
   mountMediaRoutes(app, deps);
-  mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
   mountChannelRoutes(app, deps);
   const checkoutDeps: CheckoutDeps = {
@@ -68,6 +68,7 @@ export function createApp(deps: Deps): LaneApp {
     },
   };
   mountChatRoutes(app, deps, checkoutDeps);
+  mountLookupRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);
   mountRecipeRoutes(app, deps, checkoutDeps);
   mountModelRoutes(app, deps, checkoutDeps);
@@ -98,15 +99,12 @@ export function createApp(deps: Deps): LaneApp {
           .entries()
           .filter((e) => deps.offers.available(e))
           .map((e) => `/x402/${e.id}`),
-    entries: deps.catalog
-      .entries()
-      .filter((e) => deps.offers.available(e))
-      .map((e) => ({
-        id: e.id,
-        name: e.name,
-        category: e.kind === 'model' ? e.category : e.kind,
-        route: `POST ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
-      })),
+    entries: deps.offers.offered().map((e) => ({
+      id: e.id,
+      name: e.name,
+      category: e.kind === 'model' ? e.category : e.kind,
+      route: `${methodOf(e)} ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
+    })),
   }));
 
   // A path served with other methods is a 405 naming them (`Allow`); a path no route serves, a 404.

@@ -2,9 +2,8 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { exampleInput } from './examples.js';
-import { FREE_LOOKUPS, type FreeLookup } from './free-lookups.js';
 import type { PriceSummary } from './summary.js';
-import type { CatalogEntry, Category } from './types.js';
+import { type CatalogEntry, type Category, isFree, methodOf } from './types.js';
 
 /** What each category is called in requests, in English and Indonesian. */
 /** The words a recipe is found by beyond its own name, synonyms and description. */
@@ -193,8 +192,6 @@ interface Doc {
   ids: string;
 }
 
-const FREE_PRICE: PriceSummary = { unit: 'call', per: 1, rateMicroUsd: 0, minMicroUsd: 0, maxMicroUsd: 0 };
-
 function words(id: string): string {
   return id.replace(/[/_@.-]+/g, ' ');
 }
@@ -206,11 +203,18 @@ function describeMatch(result: SearchResult): string {
   return `matched ${terms} in ${[...fields].join(', ')}`;
 }
 
-/** The search index over every model, tool and free lookup, built once at load. */
+/** The words each kind of entry is found by beyond its own name, synonyms and description. */
+function categoryWords(e: CatalogEntry): string {
+  if (e.kind === 'tool') return 'tool';
+  if (e.kind === 'lookup') return 'free lookup gratis indonesia';
+  if (e.kind === 'recipe') return `recipe ${RECIPE_WORDS.join(' ')}`;
+  return `${e.category.replace(/-/g, ' ')} ${CATEGORY_WORDS[e.category].join(' ')}`;
+}
+
+/** The search index over everything offered (models, tools, recipes and free lookups), built once at load. */
 export class ConsultIndex {
   private readonly search: MiniSearch<Doc>;
   private readonly entries = new Map<string, CatalogEntry>();
-  private readonly lookups = new Map<string, FreeLookup>();
 
   constructor(
     entries: readonly CatalogEntry[],
@@ -230,30 +234,13 @@ export class ConsultIndex {
     const docs: Doc[] = [];
     for (const e of entries) {
       this.entries.set(e.id, e);
-      const category =
-        e.kind === 'tool'
-          ? 'tool'
-          : e.kind === 'recipe'
-            ? `recipe ${RECIPE_WORDS.join(' ')}`
-            : `${e.category.replace(/-/g, ' ')} ${CATEGORY_WORDS[e.category].join(' ')}`;
       docs.push({
         key: e.id,
         name: e.name,
-        category,
+        category: categoryWords(e),
         synonyms: (e.synonyms ?? []).join(' '),
         description: e.description,
         ids: [e.id, ...(e.aliases ?? [])].map(words).join(' '),
-      });
-    }
-    for (const l of FREE_LOOKUPS) {
-      this.lookups.set(l.id, l);
-      docs.push({
-        key: l.id,
-        name: l.name,
-        category: 'free lookup gratis indonesia',
-        synonyms: l.synonyms.join(' '),
-        description: l.description,
-        ids: words(l.id),
       });
     }
     this.search.addAll(docs);
@@ -269,34 +256,18 @@ export class ConsultIndex {
 
   private candidate(r: SearchResult): ConsultCandidate {
     const why = describeMatch(r);
-    const lookup = this.lookups.get(String(r.id));
-    if (lookup) {
-      return {
-        method: 'GET',
-        path: lookup.path,
-        kind: 'lookup',
-        tool: lookup.id,
-        name: lookup.name,
-        category: 'lookup',
-        why,
-        free: true,
-        price: FREE_PRICE,
-        example: lookup.example,
-        score: r.score,
-      };
-    }
     const entry = this.entries.get(String(r.id)) as CatalogEntry;
     const price = this.summarize(entry);
     if (entry.kind !== 'model') {
       return {
-        method: 'POST',
+        method: methodOf(entry),
         path: entry.path ?? `/v1/${entry.id}`,
         kind: entry.kind,
-        ...(entry.kind === 'tool' ? { tool: entry.id } : { recipe: entry.id }),
+        ...(entry.kind === 'recipe' ? { recipe: entry.id } : { tool: entry.id }),
         name: entry.name,
         category: entry.kind,
         why,
-        free: false,
+        free: isFree(entry),
         price,
         example: exampleInput(entry),
         score: r.score,

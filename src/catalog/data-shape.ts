@@ -155,6 +155,19 @@ export const toolShape = z.strictObject({
   example: z.record(z.string(), z.unknown()),
 });
 
+/** A free lookup: the free price rule (0 on every rail), called with GET at /v1/tools/<name>. */
+export const lookupShape = z.strictObject({
+  id: z.string().regex(/^tools\/[a-z0-9-]+$/, 'must be tools/<name>'),
+  name: z.string().min(1),
+  description: z.string().min(10),
+  summary: z.string().min(10),
+  details: z.string().min(10),
+  price: z.strictObject({ walletMicroUsd: z.literal(0), prepaidMicroUsd: z.literal(0) }),
+  input: jsonSchema,
+  synonyms: z.array(z.string().min(1)).optional(),
+  example: z.record(z.string(), z.unknown()),
+});
+
 const recipeStep = z.strictObject({ model: id, input: z.record(z.string(), z.unknown()) });
 
 export const recipeShape = z.strictObject({

@@ -7,7 +7,14 @@ import { CATEGORY_ROUTES } from './category-routes.js';
 import { CHAT_WIRE_SCHEMA, chatInputSchema, chatTraitErrors } from './chat-schema.js';
 import { estimateInputTokens, PRECOUNT_ABOVE_CHARS, precountInputTokens } from './chat-tokens.js';
 import { type ConsultCandidate, ConsultIndex } from './consult.js';
-import { chatModelShape, dataFileShape, mediaModelShape, recipeShape, toolShape } from './data-shape.js';
+import {
+  chatModelShape,
+  dataFileShape,
+  lookupShape,
+  mediaModelShape,
+  recipeShape,
+  toolShape,
+} from './data-shape.js';
 import { exampleInput } from './examples.js';
 import { chatTokensCost, evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
 import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
@@ -22,7 +29,9 @@ import {
   type Catalog,
   type CatalogEntry,
   type JsonSchema,
+  type LookupEntry,
   type ModelEntry,
+  methodOf,
   type PriceClass,
   type Quote,
   type RecipeEntry,
@@ -31,8 +40,8 @@ import {
 } from './types.js';
 import { formatErrors, Validators } from './validate.js';
 
-/** The data files under ./data, one per category plus the tools and the recipes. */
-export const DATA_FILES = [...CATEGORIES, 'tools', 'recipes'] as const;
+/** The data files under ./data, one per category plus the tools, the recipes and the free lookups. */
+export const DATA_FILES = [...CATEGORIES, 'tools', 'recipes', 'lookups'] as const;
 export type DataFileName = (typeof DATA_FILES)[number];
 
 export interface LoadOptions {
@@ -199,6 +208,18 @@ function toEntry(
     const tool: ToolEntry = { kind: 'tool', ...parsed.data, path: `/v1/${parsed.data.id}` };
     return tool;
   }
+  if (file === 'lookups') {
+    const parsed = lookupShape.safeParse(raw);
+    if (!parsed.success) return report(parsed.error);
+    const lookup: LookupEntry = {
+      kind: 'lookup',
+      ...parsed.data,
+      path: `/v1/${parsed.data.id}`,
+      method: 'GET',
+      readOnly: true,
+    };
+    return lookup;
+  }
   if (file === 'recipes') {
     const parsed = recipeShape.safeParse(raw);
     if (!parsed.success) return report(parsed.error);
@@ -260,6 +281,10 @@ class CatalogImpl implements LoadedCatalog {
   private models_: ModelEntry[];
   private readonly tools_: ToolEntry[];
   private readonly recipes_: RecipeEntry[];
+  // The free entries: found by id like the others, listed apart from those sold (entries()).
+  private readonly lookups_: LookupEntry[];
+  // The entries sold, from the data files.
+  private readonly fixed: CatalogEntry[];
   private all: CatalogEntry[];
   private byId: Map<string, CatalogEntry>;
   private names: Map<string, string>;
@@ -273,17 +298,20 @@ class CatalogImpl implements LoadedCatalog {
   private index: ConsultIndex | undefined;
 
   constructor(
-    private readonly fixed: CatalogEntry[],
+    loaded: CatalogEntry[],
     private readonly fixedNames: Map<string, string>,
     private readonly validators: Validators,
     private readonly options: LoadOptions,
   ) {
+    this.lookups_ = loaded.filter((e): e is LookupEntry => e.kind === 'lookup');
+    const fixed = loaded.filter((e) => e.kind !== 'lookup');
+    this.fixed = fixed;
     this.all = fixed;
     this.names = fixedNames;
     this.models_ = fixed.filter((e): e is ModelEntry => e.kind === 'model');
     this.tools_ = fixed.filter((e): e is ToolEntry => e.kind === 'tool');
     this.recipes_ = fixed.filter((e): e is RecipeEntry => e.kind === 'recipe');
-    this.byId = new Map(fixed.map((e) => [e.id, e]));
+    this.byId = new Map(loaded.map((e) => [e.id, e]));
   }
 
   get version(): number {
@@ -316,7 +344,7 @@ class CatalogImpl implements LoadedCatalog {
     this.names = names;
     this.all = [...this.fixed, ...added];
     this.models_ = this.all.filter((e): e is ModelEntry => e.kind === 'model');
-    this.byId = new Map(this.all.map((e) => [e.id, e]));
+    this.byId = new Map(this.offered().map((e) => [e.id, e]));
     this.index = undefined;
     this.version_++;
   }
@@ -337,6 +365,14 @@ class CatalogImpl implements LoadedCatalog {
     return this.recipes_;
   }
 
+  lookups(): readonly LookupEntry[] {
+    return this.lookups_;
+  }
+
+  offered(): readonly CatalogEntry[] {
+    return [...this.all, ...this.lookups_];
+  }
+
   find(id: string): CatalogEntry | undefined {
     const canonical = this.names.get(id);
     return canonical === undefined ? undefined : this.byId.get(canonical);
@@ -353,13 +389,13 @@ class CatalogImpl implements LoadedCatalog {
   }
 
   validate(entry: CatalogEntry, input: unknown): Validation {
-    return this.check(entry, input, this.validatorFor(entry, false));
+    return this.check(entry, input, this.validatorFor(entry, methodOf(entry) === 'GET'));
   }
 
   quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote {
     if (entry.kind !== 'model') {
       const cost = priceClass === 'wallet' ? entry.price.walletMicroUsd : entry.price.prepaidMicroUsd;
-      if (entry.kind === 'tool') return { costMicroUsd: cost, unit: 'call', units: 1 };
+      if (entry.kind !== 'recipe') return { costMicroUsd: cost, unit: 'call', units: 1 };
       const planned = planRecipe(this, entry, input, imagePrompt(entry, input));
       if (!planned.ok) throw new Error(`recipe ${entry.id} quoted for an input it refuses`);
       return recipeQuote(planned.plan, cost);
@@ -426,11 +462,11 @@ class CatalogImpl implements LoadedCatalog {
     if (errors.length) return { ok: false, errors };
     const request = { ...this.example(entry), ...inputs };
     await this.prepare(entry, request, bodyBytes);
-    return this.check(entry, request, this.validatorFor(entry, fromQuery));
+    return this.check(entry, request, this.validatorFor(entry, fromQuery || methodOf(entry) === 'GET'));
   }
 
   consult(intent: string, limit: number): ConsultCandidate[] {
-    this.index ??= new ConsultIndex(this.all, (e) => this.summary(e));
+    this.index ??= new ConsultIndex(this.offered(), (e) => this.summary(e));
     return this.index.consult(intent, limit);
   }
 
@@ -470,7 +506,10 @@ class CatalogImpl implements LoadedCatalog {
       return { ok: false, errors: [{ field: '(body)', message: 'must be a JSON object' }] };
     const errors = validator(input)
       ? []
-      : formatErrors(validator.errors).map((e) => ({ ...e, field: callerField(input, e.field) }));
+      : formatErrors(validator.errors, requestSchema(entry)).map((e) => ({
+          ...e,
+          field: callerField(input, e.field),
+        }));
     if (entry.kind === 'model' && entry.chat && errors.length === 0)
       errors.push(...chatTraitErrors(entry.chat, input, counter));
     if (errors.length) return { ok: false, errors };

@@ -11,7 +11,14 @@ import {
   schemaFloor,
   withMargin,
 } from './price-rules.js';
-import type { CatalogEntry, DurationSpec, JsonSchema, ModelEntry, PriceRule } from './types.js';
+import {
+  type CatalogEntry,
+  type DurationSpec,
+  isFree,
+  type JsonSchema,
+  type ModelEntry,
+  type PriceRule,
+} from './types.js';
 
 export interface PriceSummary {
   /** What is counted (`call`, `image`, `megapixel`, `second`, `video_token`, `character`, `minute`, `token`). */
@@ -180,6 +187,7 @@ function clampMax(microUsd: number): number {
  * recipe's is its price with its own steps).
  */
 export function priceSummary(entry: CatalogEntry, marginPercent: number): PriceSummary {
+  if (isFree(entry)) return { unit: 'call', per: 1, rateMicroUsd: 0, minMicroUsd: 0, maxMicroUsd: 0 };
   if (entry.kind !== 'model') {
     const { walletMicroUsd, prepaidMicroUsd } = entry.price;
     return {

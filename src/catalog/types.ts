@@ -1,4 +1,7 @@
-/** What kasir sells, as types: catalog entries (models and tools), quotes, and the Catalog the checkout asks. */
+/**
+ * What kasir offers, as types: catalog entries (models, tools and recipes sold, free lookups given), quotes, and the
+ * Catalog the checkout asks.
+ */
 import type { ProviderName } from '../config/providers.js';
 import type { FieldError } from '../http/errors.js';
 
@@ -153,17 +156,35 @@ export interface ModelEntry extends EntryBase {
   lifecycleSource?: string;
 }
 
-/** An entry sold at flat prices by name at its own path: a tool or a recipe. */
+/** An entry offered at flat prices by name at its own path: a tool, a recipe or a free lookup. */
 interface FlatPricedEntry extends EntryBase {
-  /** Flat prices per call in micro-USD. Where the spec shows no wallet price, wallet = prepaid (noted in `walletPriceNote`). */
+  /**
+   * Flat prices per call in micro-USD. Where the spec shows no wallet price, wallet = prepaid (noted in
+   * `walletPriceNote`). Both 0 is the free price rule (see `isFree`).
+   */
   price: { walletMicroUsd: number; prepaidMicroUsd: number };
   walletPriceNote?: string;
-  /** Where it is sold: `POST /v1/tools/<name>`, `POST /v1/recipes/<name>`. */
+  /** Where it is offered: `POST /v1/tools/<name>`, `POST /v1/recipes/<name>`, `GET /v1/tools/<lookup>`. */
   path?: string;
 }
 
 export interface ToolEntry extends FlatPricedEntry {
   kind: 'tool';
+}
+
+/**
+ * A free lookup: given, not sold (price 0 on every rail: no 402, no charge, no payment headers), called with GET
+ * and its input as query parameters, and read-only (it answers from data kasir holds, changing nothing).
+ */
+export interface LookupEntry extends FlatPricedEntry {
+  kind: 'lookup';
+  path: string;
+  method: 'GET';
+  readOnly: true;
+  /** One line for the API reference (OpenAPI `summary`); `description` is the short text consult matches. */
+  summary: string;
+  /** The full behaviour, for the API reference (OpenAPI `description`). */
+  details: string;
 }
 
 /** One model step of a recipe: the catalog model it runs by default and the inputs it always gets. */
@@ -186,11 +207,26 @@ export interface RecipeEntry extends FlatPricedEntry {
   motionPrompt: string;
 }
 
-export type CatalogEntry = ModelEntry | ToolEntry | RecipeEntry;
+export type CatalogEntry = ModelEntry | ToolEntry | RecipeEntry | LookupEntry;
 
-/** The field answers and errors name an entry's id in: `model`, `tool` or `recipe`. */
+/** The field answers and errors name an entry's id in: `model`, `tool` or `recipe` (a lookup is a tool). */
 export function idField(entry: CatalogEntry): 'model' | 'tool' | 'recipe' {
-  return entry.kind === 'model' ? 'model' : entry.kind;
+  return entry.kind === 'model' ? 'model' : entry.kind === 'lookup' ? 'tool' : entry.kind;
+}
+
+/** True for an entry under the free price rule (0 on every rail): the checkout gives it without any payment. */
+export function isFree(entry: CatalogEntry): boolean {
+  return entry.kind !== 'model' && entry.price.walletMicroUsd === 0 && entry.price.prepaidMicroUsd === 0;
+}
+
+/** True for an entry whose call only reads (a lookup: it changes nothing, anywhere). */
+export function isReadOnly(entry: CatalogEntry): boolean {
+  return entry.kind === 'lookup' && entry.readOnly;
+}
+
+/** How an entry is called: GET with its input as query parameters (a lookup), else POST with a JSON body. */
+export function methodOf(entry: CatalogEntry): 'GET' | 'POST' {
+  return entry.kind === 'lookup' ? entry.method : 'POST';
 }
 
 export type Validation<T = Record<string, unknown>> =
@@ -208,11 +244,16 @@ export type Validation<T = Record<string, unknown>> =
  * the ceiling of what the call can cost for that price class.
  */
 export interface Catalog {
+  /** The entries sold for a price: models, tools and recipes. */
   entries(): readonly CatalogEntry[];
   models(): readonly ModelEntry[];
   tools(): readonly ToolEntry[];
   recipes(): readonly RecipeEntry[];
-  /** By id or alias (case-sensitive ids; aliases such as a full run id). */
+  /** The entries given free (the lookups). */
+  lookups(): readonly LookupEntry[];
+  /** Everything kasir offers, sold or given: `entries()`, then `lookups()`. */
+  offered(): readonly CatalogEntry[];
+  /** By id or alias (case-sensitive ids; aliases such as a full run id); free entries too. */
   find(id: string): CatalogEntry | undefined;
   /** The three ids closest to an unknown id, for 404 messages. */
   suggest(id: string): string[];
@@ -221,6 +262,7 @@ export interface Catalog {
    * long chat input. Undefined when there is none (a body of `bodyBytes` this small is counted on the spot).
    */
   prepare?(entry: CatalogEntry, input: Record<string, unknown>, bodyBytes: number): Promise<void> | undefined;
+  /** An entry called with GET (see `methodOf`) is validated as query parameters: values coerced to its schema's types. */
   validate(entry: CatalogEntry, input: unknown): Validation;
   quote(entry: CatalogEntry, input: Record<string, unknown>, priceClass: PriceClass): Quote;
   /**

@@ -354,3 +354,28 @@ describe('tools', () => {
     ]);
   });
 });
+
+describe('an entry called with GET (a free lookup)', () => {
+  it('coerces query strings to the schema types and applies its defaults', () => {
+    expect(validated('tools/prayer-times', { lat: '-6.2', lng: '106.8' })).toEqual({
+      lat: -6.2,
+      lng: 106.8,
+      days: 1,
+      method: 'kemenag',
+      madhab: 'shafi',
+    });
+  });
+
+  it("reports a property's failures with its errorMessage, for any keyword or by keyword", () => {
+    expect(errorsOf('tools/prayer-times', { days: '40', lat: 'x' })).toEqual([
+      { field: 'days', message: 'must be an integer from 1 to 31' },
+      { field: 'lat', message: 'must be a latitude from -90 to 90' },
+    ]);
+    expect(errorsOf('tools/qris', {})).toEqual([
+      { field: 'payload', message: 'is required: the QRIS string' },
+    ]);
+    expect(errorsOf('tools/qris', { payload: 'x'.repeat(1025) })).toEqual([
+      { field: 'payload', message: 'must be at most 1024 characters' },
+    ]);
+  });
+});

@@ -1,4 +1,7 @@
-/** Input validation with ajv: one compiled validator per entry schema, and ajv errors turned into one clear message per field. */
+/**
+ * Input validation with ajv: one compiled validator per entry schema, and ajv errors turned into one clear message per
+ * field (a property's own `errorMessage`, when its schema states one).
+ */
 import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../http/errors.js';
 import type { JsonSchema } from './types.js';
@@ -45,6 +48,8 @@ function createAjv(coerceTypes: boolean): Ajv {
       ctx?: { parentDataProperty: string | number },
     ) => !enabled || isFileRef(data, ctx?.parentDataProperty),
   });
+  // An annotation: the message a property's failures are reported with (see formatErrors).
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: ['string', 'object'] });
   ajv.addKeyword({
     keyword: 'maxTotalChars',
     type: 'array',
@@ -169,6 +174,36 @@ function messageOf(e: ErrorObject): string {
   }
 }
 
+/** The schema at a JSON pointer (`#/properties/lat`) inside `root`. */
+function schemaAt(root: JsonSchema, pointer: string): JsonSchema | undefined {
+  let at: unknown = root;
+  for (const part of pointer.replace(/^#\/?/, '').split('/')) {
+    if (part === '') continue;
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return at !== null && typeof at === 'object' ? (at as JsonSchema) : undefined;
+}
+
+/**
+ * The message the schema states for this failure: the failing property's `errorMessage`, a string for any failure
+ * or messages by keyword (`*` for the others). A missing property's is its own schema's.
+ */
+function statedMessage(e: ErrorObject, root: JsonSchema | undefined): string | undefined {
+  if (!root) return undefined;
+  const parent = e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/'));
+  const pointer =
+    e.keyword === 'required'
+      ? `${parent}/properties/${String((e.params as { missingProperty: unknown }).missingProperty)}`
+      : parent;
+  const stated = schemaAt(root, pointer)?.errorMessage;
+  if (typeof stated === 'string') return stated;
+  if (stated === null || typeof stated !== 'object') return undefined;
+  const byKeyword = stated as Record<string, unknown>;
+  const message = byKeyword[e.keyword] ?? byKeyword['*'];
+  return typeof message === 'string' ? message : undefined;
+}
+
 function fieldOf(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   if (e.keyword === 'required') return fieldName(e.instancePath, String(p.missingProperty));
@@ -206,9 +241,9 @@ function rank(keyword: string): number {
 
 /**
  * ajv errors → `{ field, message }`, one per field, fields named as JSON paths (`messages[0].content`, `duration`),
- * sorted by field so the answer is stable.
+ * sorted by field so the answer is stable. Given the validated `schema`, a property's `errorMessage` wins.
  */
-export function formatErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+export function formatErrors(errors: ErrorObject[] | null | undefined, schema?: JsonSchema): FieldError[] {
   const list = (errors ?? []).filter((e) => e.keyword !== 'if');
   const anyOfs = list.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const consumed = new Set<ErrorObject>();
@@ -220,7 +255,9 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): FieldErr
     for (const f of explainAnyOf(a, branch)) out.push({ ...f, rank: 1 });
   }
   for (const e of list) {
-    if (!consumed.has(e)) out.push({ field: fieldOf(e), message: messageOf(e), rank: rank(e.keyword) });
+    if (consumed.has(e)) continue;
+    const message = statedMessage(e, schema) ?? messageOf(e);
+    out.push({ field: fieldOf(e), message, rank: rank(e.keyword) });
   }
   out.sort((a, b) => a.field.localeCompare(b.field) || a.rank - b.rank);
   const seen = new Set<string>();

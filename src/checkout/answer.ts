@@ -17,14 +17,14 @@ export function paidAnswer(
   const out: Record<string, unknown> =
     entry.kind === 'model'
       ? { model: entry.id, costMicroUsd }
-      : entry.kind === 'tool'
-        ? { tool: entry.id, costMicroUsd }
-        : { recipe: entry.id, costMicroUsd };
+      : entry.kind === 'recipe'
+        ? { recipe: entry.id, costMicroUsd }
+        : { tool: entry.id, costMicroUsd };
   if (nest) out.output = result;
   else Object.assign(out, result);
   if (entry.kind === 'model') out.model = entry.id;
-  else if (entry.kind === 'tool') out.tool = entry.id;
-  else out.recipe = entry.id;
+  else if (entry.kind === 'recipe') out.recipe = entry.id;
+  else out.tool = entry.id;
   out.costMicroUsd = costMicroUsd;
   out.receipt = receipt;
   return out;

@@ -1,9 +1,10 @@
 /**
- * The one paid-call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
- * capture | void → respond. Every paid route sells through `sell()`; no handler touches money itself.
+ * The one call pipeline: validate → quote → X-Max-Price → rail → idempotency → authorize → run →
+ * capture | void → respond. Every route of a catalog entry sells through `sell()`; no handler touches money itself.
+ * A free entry (the free price rule) is validated and run the same way, with no payment step at all.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, CatalogEntry, PriceClass, Quote } from '../catalog/types.js';
+import { type Catalog, type CatalogEntry, isFree, type PriceClass, type Quote } from '../catalog/types.js';
 import { CallAbort } from '../http/call-signal.js';
 import { ApiError, invalidInput } from '../http/errors.js';
 import { type Exchange, JSON_TYPE, sendJson } from '../http/exchange.js';
@@ -117,19 +118,55 @@ const withHeaders = (err: ApiError, headers: Record<string, string>) =>
  * authorization already carries the rail's receipt.
  */
 export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
-  // A catch handler rather than an enclosing try: on the success path (every paid call) it adds one promise.
-  return read()
-    .then((sale) => checkout(x, deps, sale))
-    .catch(async (err: unknown) => {
-      if (!(err instanceof ApiError)) throw err;
-      const req = new ExchangeRequest(x, deps.publicBaseUrl);
-      // A failed balance read must not replace the error the caller is owed.
-      const headers = await deps.rails
-        .carriedBy(req)
-        ?.unpaidHeaders?.(req, err.headers)
-        .catch(() => null);
-      throw headers ? withHeaders(err, headers) : err;
+  const unpaid = async (err: unknown): Promise<never> => {
+    if (!(err instanceof ApiError)) throw err;
+    const req = new ExchangeRequest(x, deps.publicBaseUrl);
+    // A failed balance read must not replace the error the caller is owed.
+    const headers = await deps.rails
+      .carriedBy(req)
+      ?.unpaidHeaders?.(req, err.headers)
+      .catch(() => null);
+    throw headers ? withHeaders(err, headers) : err;
+  };
+  // Catch handlers rather than an enclosing try: on the success path (every paid call) they add one promise. A free
+  // call involves no rail, so its answers carry no rail's headers.
+  return read().then(
+    (sale) => (isFree(sale.offer.entry) ? give(x, deps, sale) : checkout(x, deps, sale).catch(unpaid)),
+    unpaid,
+  );
+}
+
+/**
+ * A free entry's call: validated and run like a paid one, answered with the offer's own result as it is (no id, cost
+ * or receipt stamped on it); no rail is asked, so no payment header is read or sent, and nothing is charged.
+ */
+async function give(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Response> {
+  const { entry } = sale.offer;
+  const offer = entry.id;
+  const checked = deps.catalog.validate(entry, sale.input);
+  if (!checked.ok) throw invalidInput(checked.errors);
+  const input = checked.value;
+  sale.offer.preflight?.(input);
+  const abort = new CallAbort();
+  x.onHangUp(() => abort.abort());
+  let result: OfferResult;
+  try {
+    result = await sale.offer.run(input, {
+      signal: abort,
+      requestId: x.requestId,
+      quote: deps.catalog.quote(entry, input, 'wallet'),
     });
+  } catch (err) {
+    const apiError = runFailure(err);
+    deps.metrics.freeCalls.inc({ offer, outcome: apiError.status < 500 ? 'refused' : 'failed' });
+    if (apiError.code === 'internal_error')
+      deps.log.error({ reqId: x.requestId, err }, 'free call failed inside kasir');
+    throw apiError;
+  }
+  if (result.kind !== 'json') throw new Error(`free entry ${offer} answered with a stream`);
+  deps.metrics.freeCalls.inc({ offer, outcome: 'served' });
+  // The content type a free answer has always had (a route's own JSON answer, as Hono renders one).
+  return x.send(200, JSON.stringify(result.body), { 'content-type': 'application/json', ...result.headers });
 }
 
 /** Validates, quotes and authorizes `sale`, then runs it (see `sell`). */

@@ -6,9 +6,9 @@
 export interface LlmsEntry {
   id: string;
   name: string;
-  /** The model's category, or `tool` / `recipe`. */
+  /** The model's category, or `tool` / `recipe` / `lookup`. */
   category: string;
-  /** Where it is sold (`POST /v1/chat/completions`, `POST /v1/tools/embed`, …). */
+  /** Where it is offered (`POST /v1/chat/completions`, `POST /v1/tools/embed`, `GET /v1/tools/wilayah`, …). */
   route: string;
 }
 

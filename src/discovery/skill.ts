@@ -67,8 +67,10 @@ ${total ? `The catalog holds ${total} models: ${categories}.` : 'The catalog is 
 ## 1. Discover
 
 1. \`GET ${b}/v1/consult?intent=<plain words>\` — ranked endpoints for what you want to do (never runs anything).
-2. \`GET ${b}/v1/models\` — every model with its category, route and price summary.
-3. \`GET ${b}/v1/schema?model=<id>\` — the inputs a model takes (\`fileRef\` inputs take a URL or base64).
+2. \`GET ${b}/v1/models\` — every model with its category, route and price summary; the tools, recipes and free
+   lookups apart.
+3. \`GET ${b}/v1/schema?model=<id>\` — the inputs a model, tool or lookup takes (\`fileRef\` inputs take a URL or
+   base64; a lookup's go in the query string).
 4. \`GET ${b}/v1/price?model=<id>&<inputs>\` — the exact price in micro-USD for that input (1 USD = 1,000,000).
 
 \`\`\`sh
@@ -81,6 +83,7 @@ curl "${b}/v1/price?model=${s.catalog.examples[0] ?? '<model-id>'}"
 A paid route called without payment answers **402** with the price and every payable rail. Dynamic routes
 quote the ceiling of what the request could cost; send \`X-Max-Price: <micro-USD>\` to refuse anything
 dearer, and \`Idempotency-Key: <unique>\` to make a retry safe (the same key and body never charge twice).
+The free lookups (\`GET /v1/tools/<name>\`, under lookups below) ask for no payment and no key.
 
 ${rails}
 

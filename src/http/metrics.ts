@@ -6,6 +6,8 @@ export interface Metrics {
   registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   paidCalls: Counter<'offer' | 'rail' | 'outcome'>;
+  /** Runs of free entries (the lookups) by offer and outcome (served; refused: a 4xx; failed: a 5xx). */
+  freeCalls: Counter<'offer' | 'outcome'>;
   /** Upstream queue reads (a media job's status or result) retried after a transient failure, and given up. */
   upstreamReadRetries: Counter<'provider' | 'read'>;
   upstreamReadGiveUps: Counter<'provider' | 'read'>;
@@ -31,6 +33,12 @@ export function createMetrics(): Metrics {
     labelNames: ['offer', 'rail', 'outcome'] as const,
     registers: [registry],
   });
+  const freeCalls = new Counter({
+    name: 'kasir_free_calls_total',
+    help: 'Runs of free entries (lookups) by offer and outcome (served, refused with a 4xx, failed with a 5xx)',
+    labelNames: ['offer', 'outcome'] as const,
+    registers: [registry],
+  });
   const upstreamReadRetries = new Counter({
     name: 'kasir_upstream_read_retries_total',
     help: 'Status and result reads of upstream media jobs retried after a 429, 5xx or connection failure',
@@ -46,6 +54,7 @@ export function createMetrics(): Metrics {
   return {
     registry,
     paidCalls,
+    freeCalls,
     upstreamReadRetries,
     upstreamReadGiveUps,
     observeRequest: (method, route, status, seconds) => requests.observe(method, route, status, seconds),

@@ -34,3 +34,27 @@ export const errors = {
 export function pickErrors<K extends keyof typeof errors>(...codes: K[]): Pick<typeof errors, K> {
   return Object.fromEntries(codes.map((c) => [c, errors[c]])) as Pick<typeof errors, K>;
 }
+
+/** Keywords of kasir's input schemas that are not OpenAPI's (validation annotations). */
+const NOT_OPENAPI = new Set(['errorMessage', 'fileRef', 'maxTotalChars']);
+
+/**
+ * An input JSON Schema (a catalog entry's) as OpenAPI query parameters: one per property, with its description and
+ * first example lifted out, and required as the schema says.
+ */
+export function queryParameters(input: Record<string, unknown>) {
+  const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((input.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, prop]) => {
+    const { description, examples, ...rest } = prop;
+    const schema = Object.fromEntries(Object.entries(rest).filter(([k]) => !NOT_OPENAPI.has(k)));
+    return {
+      name,
+      in: 'query' as const,
+      required: required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
+      schema,
+    };
+  });
+}

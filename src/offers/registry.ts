@@ -1,6 +1,6 @@
 /**
  * The offer registry: how each catalog entry runs on this server (chat models through their providers, media
- * models through their adapters, tools through their modules). An entry with no runnable offer still gets one, whose preflight answers 503
+ * models through their adapters, tools and free lookups through their modules). An entry with no runnable offer still gets one, whose preflight answers 503
  * before any payment is asked for; `/v1/models`' `available` comes from here too.
  */
 import { isRetired, retiredError } from '../catalog/lifecycle.js';
@@ -8,16 +8,23 @@ import { type CatalogEntry, idField } from '../catalog/types.js';
 import type { Offer } from '../checkout/offer.js';
 import { PROVIDER_ENV } from '../config/providers.js';
 import { ApiError } from '../http/errors.js';
+import { LOOKUPS } from '../lookups/index.js';
 import type { ChatRuntime } from '../providers/chat-runtime.js';
 import type { MediaProviders } from '../providers/media/registry.js';
 import { TOOLS } from '../tools/index.js';
 import type { Tool, ToolDeps } from '../tools/types.js';
 import { chatModelAvailable, createChatOffer } from './chat.js';
+import { createLookupOffer, lookupName } from './lookup.js';
 import { createMediaOffer, type MediaRuntime } from './media.js';
 import { createRecipeOffer } from './recipe.js';
 import { createToolOffer, toolName } from './tool.js';
 
 export interface OfferRegistry {
+  /**
+   * Everything offered on this server, sold or free (`isFree`, `isReadOnly`, `methodOf` in catalog/types.ts say how
+   * each is called): the catalog's entries and lookups that can run here, each with its input schema.
+   */
+  offered(): CatalogEntry[];
   /** The entry's offer, built once. */
   offerFor(entry: CatalogEntry): Offer;
   /** True when the entry can run on this server as configured. */
@@ -124,6 +131,10 @@ export function createOfferRegistry(
       return provider ? createMediaOffer(entry, provider, deps.mediaRuntime) : unavailableOffer(entry);
     }
     if (entry.kind === 'recipe') return createRecipeOffer(entry, { catalog: deps.catalog, offerFor });
+    if (entry.kind === 'lookup') {
+      const lookup = LOOKUPS[lookupName(entry)];
+      return lookup ? createLookupOffer(entry, lookup) : unavailableOffer(entry);
+    }
     const built = toolOf(entry);
     return built ? createToolOffer(entry, built, deps.kv) : unavailableOffer(entry);
   };
@@ -140,6 +151,7 @@ export function createOfferRegistry(
         return step !== undefined && available(step);
       });
     }
+    if (entry.kind === 'lookup') return LOOKUPS[lookupName(entry)] !== undefined;
     const built = toolOf(entry);
     return built !== undefined && !('missing' in built);
   };
@@ -149,9 +161,11 @@ export function createOfferRegistry(
     if (official && isRetired(entry)) return retiredError(entry).message;
     return (official ? entry.unavailable : undefined) ?? deps.served?.unavailableReason(entry);
   };
+  const canRun = (entry: CatalogEntry) => available(entry) && unavailableReason(entry) === undefined;
   return {
+    offered: () => deps.catalog.offered().filter(canRun),
     offerFor,
-    available: (entry) => available(entry) && unavailableReason(entry) === undefined,
+    available: canRun,
     unavailableReason,
   };
 }

@@ -5,7 +5,7 @@ import { lifecycleView, utcDay } from '../catalog/lifecycle.js';
 import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
 import { resolveEntry } from '../catalog/resolve.js';
 import type { PriceSummary } from '../catalog/summary.js';
-import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
+import { type Catalog, type CatalogEntry, type JsonSchema, methodOf } from '../catalog/types.js';
 import { parseJsonBody } from '../http/body.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
@@ -91,13 +91,17 @@ const ToolSummarySchema = z
   .object({
     id: z.string().openapi({ example: 'tools/search' }),
     name: z.string(),
-    category: z.enum(['tool', 'recipe']),
-    method: z.literal('POST'),
+    category: z.enum(['tool', 'recipe', 'lookup']),
+    method: z
+      .enum(['GET', 'POST'])
+      .openapi({ description: 'GET (a lookup): the input goes in the query string' }),
     path: z.string().openapi({ example: '/v1/tools/search' }),
     available: z.boolean(),
     price: PriceSummarySchema,
     fileRefs: z.array(z.string()),
     walletPriceNote: z.string().optional(),
+    free: z.literal(true).optional().openapi({ description: 'Given free: no payment, no key' }),
+    readOnly: z.literal(true).optional().openapi({ description: 'Only reads: changes nothing' }),
   })
   .openapi('ToolSummary');
 
@@ -107,6 +111,10 @@ const ModelsSchema = z
     tools: z.array(ToolSummarySchema),
     recipes: z.array(ToolSummarySchema).openapi({
       description: 'Multi-model pipelines sold as one call (POST /v1/recipes/<name>)',
+    }),
+    lookups: z.array(ToolSummarySchema).openapi({
+      description:
+        'The free lookups: GET with the input as query parameters, no payment (GET /v1/tools/<name>)',
     }),
     object: z.literal('list').openapi({ description: 'The OpenAI list format, for SDKs and chat UIs' }),
     data: z.array(OpenAiModelSchema).openapi({
@@ -370,24 +378,25 @@ function openAiModel(entry: CatalogEntry) {
   };
 }
 
-/** A tool's or a recipe's line in /v1/models (`kind` says which list asks). */
+/** A tool's, a recipe's or a free lookup's line in /v1/models (`kind` says which list asks). */
 function flatSummary(
   catalog: LoadedCatalog,
   isAvailable: CatalogRouteDeps['isAvailable'],
   entry: CatalogEntry,
-  kind: 'tool' | 'recipe',
+  kind: 'tool' | 'recipe' | 'lookup',
 ) {
   if (entry.kind !== kind) return undefined;
   return {
     id: entry.id,
     name: entry.name,
     category: entry.kind,
-    method: 'POST' as const,
+    method: methodOf(entry),
     path: entry.path ?? `/v1/${entry.id}`,
     available: isAvailable(entry),
     price: catalog.summary(entry) satisfies PriceSummary,
     fileRefs: fileRefsOf(entry),
     ...(entry.walletPriceNote ? { walletPriceNote: entry.walletPriceNote } : {}),
+    ...(entry.kind === 'lookup' ? { free: true as const, readOnly: entry.readOnly } : {}),
   };
 }
 
@@ -450,6 +459,7 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
         models: rows,
         tools: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'tool') ?? []),
         recipes: catalog.entries().flatMap((e) => flatSummary(catalog, isAvailable, e, 'recipe') ?? []),
+        lookups: catalog.lookups().flatMap((e) => flatSummary(catalog, isAvailable, e, 'lookup') ?? []),
         // OpenAI-compatible clients read `data`: the models that can be sold here now.
         object: 'list',
         data: catalog
@@ -498,14 +508,13 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     if (intent.length > 500)
       throw invalidInput([{ field: 'intent', message: 'must be at most 500 characters' }]);
     const limit = parseLimit(c.req.query('limit'));
-    // Free lookups always run here; models and tools only where their upstream is configured.
+    // Whether each can run here, as the offer registry says (a free lookup always can).
     const candidates = catalog.consult(intent, limit).map(({ score: _score, ...rest }) => {
-      const entry =
-        rest.kind === 'lookup' ? undefined : catalog.find(rest.model ?? rest.tool ?? rest.recipe ?? '');
+      const entry = catalog.find(rest.model ?? rest.tool ?? rest.recipe ?? '');
       const reason = entry ? deps.unavailableReason?.(entry) : undefined;
       return {
         ...rest,
-        available: entry ? isAvailable(entry) : rest.kind === 'lookup',
+        available: entry ? isAvailable(entry) : false,
         ...(reason ? { unavailableReason: reason } : {}),
         ...(entry ? lifecycleView(entry) : {}),
       };

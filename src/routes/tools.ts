@@ -41,6 +41,17 @@ export function mountToolRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checkout
     return sell(x, checkoutDeps, async () => {
       const name = decodeURIComponent(x.path.slice('/v1/tools/'.length));
       const entry = resolveEntry(deps.catalog, `tools/${name}`, 'tool');
+      // A free lookup is called with GET at this same path (routes/lookups.ts).
+      if (entry.kind === 'lookup') {
+        throw new ApiError(
+          'method_not_allowed',
+          `POST is not allowed on ${x.path}; use GET`,
+          { allow: ['GET'] },
+          {
+            allow: 'GET',
+          },
+        );
+      }
       if (entry.kind !== 'tool') throw new ApiError('not_found', `no tool ${name}: see GET /v1/tools`);
       const raw = await x.readBody(BODY_LIMITS.tools);
       return { offer: deps.offers.offerFor(entry), input: parseJsonBody(raw), rawBody: raw };

@@ -7,7 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { resolveEntry } from '../catalog/resolve.js';
-import type { CatalogEntry, Quote } from '../catalog/types.js';
+import { type CatalogEntry, isFree, type Quote } from '../catalog/types.js';
 import { type CheckoutDeps, type Sale, sell } from '../checkout/pipeline.js';
 import { X402_FAMILIES, type X402Family } from '../config/x402.js';
 import type { Deps } from '../deps.js';
@@ -111,6 +111,9 @@ export function mountWalletRoutes(app: LaneApp, deps: Deps, checkoutDeps: Checko
       return sell(x, checkoutDeps, async () => {
         const raw = await x.readBody(limit);
         const { entry, ...picked } = pick(x, parseJsonBody(raw));
+        // The wallet routes sell; a free entry is given at its own path, with no payment to make.
+        if (entry.kind !== 'model' && isFree(entry))
+          throw new ApiError('not_found', `${entry.id} is free: call it at ${entry.path}`);
         // The spec's input names (`image`, `video_uri`, `text`, `image_base64`, …), as on /v1/infer.
         if (entry.kind === 'model' && entry.category !== 'chat') await inlineFileAliases(entry, picked.input);
         return { offer: deps.offers.offerFor(entry), rawBody: raw, nestOutput: true, ...picked };

@@ -84,7 +84,7 @@ async function createDatabase(kind, dir) {
 
 /** Funded accounts and their keys: plain keys (served from balance leases) and one spend-capped key (a hold per call). */
 async function seed(databaseUrl) {
-  const { loadConfig } = await import(dist('config.js'));
+  const { loadConfig } = await import(dist('config/load.js'));
   const { openDb } = await import(dist('store/db.js'));
   const { createAccount, issueKey } = await import(dist('ledger/accounts.js'));
   const { adjustBalance } = await import(dist('ledger/books.js'));
