@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { PROVIDER_ENV } from '../config/providers.js';
 import { CATEGORIES, type PriceRule, type RateTable } from './types.js';
 
+/** The data files under ./data, one per category plus the tools, the recipes and the free lookups. */
+export const DATA_FILES = [...CATEGORIES, 'tools', 'recipes', 'lookups'] as const;
+export type DataFileName = (typeof DATA_FILES)[number];
+
 const microUsd = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
 const providerName = z.enum(

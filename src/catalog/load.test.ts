@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_ENV } from '../config/providers.js';
-import { CHAT_PROVIDERS } from './data-shape.js';
-import { buildCatalog, CatalogError, DATA_FILES, type DataFileName, loadCatalog } from './load.js';
+import { CHAT_PROVIDERS, DATA_FILES, type DataFileName } from './data-shape.js';
+import { buildCatalog, CatalogError, loadCatalog } from './load.js';
 import { MAX_QUOTE_MICRO_USD, MIN_QUOTE_MICRO_USD } from './price-rules.js';
 import { CATEGORIES } from './types.js';
 

@@ -2,8 +2,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { lifecycleView, utcDay } from '../catalog/lifecycle.js';
-import { isLoadedCatalog, type LoadedCatalog } from '../catalog/load.js';
 import { resolveEntry } from '../catalog/resolve.js';
+import { isLoadedCatalog, type LoadedCatalog } from '../catalog/served.js';
 import type { PriceSummary } from '../catalog/summary.js';
 import { type Catalog, type CatalogEntry, type JsonSchema, methodOf } from '../catalog/types.js';
 import { parseJsonBody } from '../http/body.js';
