@@ -3,7 +3,6 @@
  * Graph and Twitter card tags (falling back to <title> and the description meta tag) with cheerio, whose
  * loadBuffer also sniffs the page's character encoding.
  */
-import { loadBuffer } from 'cheerio';
 
 export interface PageMeta {
   title: string | null;
@@ -18,7 +17,9 @@ function clean(value: string | undefined): string | null {
   return text ? text : null;
 }
 
-export function readPageMeta(html: Buffer, pageUrl: string): PageMeta {
+/** The page's card tags; cheerio loads on the first page read, not at start (few instances draw cards). */
+export async function readPageMeta(html: Buffer, pageUrl: string): Promise<PageMeta> {
+  const { loadBuffer } = await import('cheerio');
   const $ = loadBuffer(html);
   const meta = (...names: string[]) => {
     for (const name of names) {

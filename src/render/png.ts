@@ -2,8 +2,7 @@
  * Draws an element tree to a PNG: satori lays it out to SVG (with the text as glyph outlines), resvg rasterises
  * the SVG off the event loop (renderAsync runs on libuv's pool). The PNG is exactly `width`×`height`.
  */
-import { renderAsync } from '@resvg/resvg-js';
-import satori, { type Font } from 'satori';
+import type { Font } from 'satori';
 import { Slots } from '../screenshot/slots.js';
 import type { El } from './el.js';
 
@@ -12,6 +11,13 @@ import type { El } from './el.js';
  * writes) and up to 36 MB of pixels for a 3000×3000 card; two keep the pool free for the rest of kasir.
  */
 const rasterising = new Slots(2);
+
+// satori (with its layout engine) and resvg load on the first card, not at start: most instances draw none.
+let engines: Promise<[typeof import('satori'), typeof import('@resvg/resvg-js')]> | undefined;
+const loadEngines = () => {
+  engines ??= Promise.all([import('satori'), import('@resvg/resvg-js')]);
+  return engines;
+};
 
 export interface RenderedPng {
   png: Buffer;
@@ -25,6 +31,7 @@ export async function renderPng(
   size: { width: number; height?: number },
   fontSet: Font[],
 ): Promise<RenderedPng> {
+  const [{ default: satori }, { renderAsync }] = await loadEngines();
   const svg = await satori(element as never, { ...size, fonts: fontSet } as never);
   const release = await rasterising.acquire();
   try {
@@ -40,6 +47,7 @@ export async function renderPng(
 
 /** The laid-out height of `element` placed in a box `width` wide (text wraps; nothing is drawn). */
 export async function measureHeight(element: El, width: number, fontSet: Font[]): Promise<number> {
+  const [{ default: satori }] = await loadEngines();
   const svg = await satori(element as never, { width, fonts: fontSet, embedFont: false } as never);
   const m = /<svg[^>]*\sheight="([\d.]+)"/.exec(svg);
   return m ? Number(m[1]) : Number.POSITIVE_INFINITY;

@@ -3,7 +3,6 @@
  * documents to read next — and GET /favicon.ico, so a browser on any page finds the service's icon.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import sharp from 'sharp';
 import type { AppEnv } from '../http/env.js';
 
 export interface HomeInputs {
@@ -20,6 +19,8 @@ const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"
 
 /** An ICO file holding one 32×32 PNG (the container browsers read since 2007; PNG payloads are allowed). */
 async function buildFavicon(): Promise<Buffer> {
+  // sharp loads with the first favicon asked for, not at start.
+  const { default: sharp } = await import('sharp');
   const png = await sharp(Buffer.from(ICON_SVG)).png().toBuffer();
   const header = Buffer.alloc(22);
   header.writeUInt16LE(0, 0); // reserved

@@ -6,7 +6,7 @@
  * routes is checked again before it is sent. Downloads are refused, dialogs dismissed, service workers blocked.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { ScreenshotConfig } from '../config/screenshot.js';
 import { type AddressPolicy, checkDestination } from '../fetch/address-rule.js';
 import type { CallSignal } from '../http/call-signal.js';
@@ -137,6 +137,8 @@ export class ScreenshotBrowser {
       const proxy = await startGuardProxy(this.policy);
       try {
         const spki = spkiHashes(this.policy.extraCa ?? []);
+        // The browser driver loads with the first screenshot, not at start: most instances take none.
+        const { chromium } = await import('playwright-core');
         const browser = await chromium.launch({
           executablePath: this.config.chromiumPath,
           headless: true,

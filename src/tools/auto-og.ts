@@ -37,7 +37,7 @@ export const autoOg: ToolFactory = (deps) => {
       } catch (err) {
         throw fetchError(err, 'url');
       }
-      const meta = readPageMeta(page.bytes, page.url);
+      const meta = await readPageMeta(page.bytes, page.url);
       const host = new URL(page.url).hostname;
       let background: RemoteImage | undefined;
       if (meta.image) {

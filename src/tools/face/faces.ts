@@ -3,7 +3,6 @@
  * read since a face is personal data), scale it to FACE_IMAGE_SIDE, run the local model, and give each face's box
  * in the pixels of the image as the caller sent it (upright).
  */
-import sharp from 'sharp';
 import { ApiError } from '../../http/errors.js';
 import type { ToolCall, ToolDeps } from '../types.js';
 import { createImageReader, type ImageSource, type ReadImage } from '../vision/image-input.js';
@@ -36,6 +35,7 @@ export function createFaceReader(deps: ToolDeps): FaceReader {
   async function ofImage(image: ReadImage): Promise<ReadFaces> {
     const faces = await model.analyse(image.jpeg, side);
     // The decoded size is taken before EXIF rotation: a portrait photo stored sideways swaps its sides.
+    const { default: sharp } = await import('sharp');
     const scaled = await sharp(image.jpeg).metadata();
     const sideways = scaled.width >= scaled.height !== image.width >= image.height;
     const width = sideways ? image.height : image.width;

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { io } from '@tensorflow/tfjs';
 import type { Human } from '@vladmandic/human';
-import sharp from 'sharp';
 
 export interface DetectedFace {
   /** Box in the analysed image's pixels. */
@@ -126,6 +125,8 @@ export function createFaceModel(options: { maxFaces: number }): FaceModel {
       throw err;
     });
     const human = await loading;
+    // sharp (libvips) loads with the first face read, not at start: most instances read none.
+    const { default: sharp } = await import('sharp');
     const { data, info } = await sharp(image)
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .removeAlpha()

@@ -5,7 +5,6 @@
  * side the model is sent and re-encoded as JPEG, which also drops every metadata block (EXIF, GPS).
  */
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
 import type { VisionConfig } from '../../config/vision.js';
 import { bareHost, hostPort } from '../../fetch/address-rule.js';
 import { FetchFailure } from '../../fetch/errors.js';
@@ -80,6 +79,8 @@ async function normalized(
   side: number,
 ): Promise<ReadImage> {
   try {
+    // sharp (libvips) loads with the first image read, not at start: most instances read none.
+    const { default: sharp } = await import('sharp');
     const image = sharp(bytes, { limitInputPixels: vision.imageMaxPixels, failOn: 'error' });
     const meta = await image.metadata();
     const out = await image
