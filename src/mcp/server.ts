@@ -1,0 +1,90 @@
+/**
+ * `/mcp`: kasir as an MCP server over Streamable HTTP, with the official SDK in its stateless mode (a server and a
+ * transport per HTTP request, no session: any instance answers any request). `tools/list` is the catalog
+ * (tool-list.ts); `tools/call` is sold by the HTTP checkout (call.ts).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'hono';
+import { BODY_LIMITS } from '../http/body-limits.js';
+import type { AppEnv } from '../http/env.js';
+import { exchangeOf } from '../http/exchange.js';
+import type { LaneApp } from '../http/lanes.js';
+import { type CallContext, callEntry } from './call.js';
+import type { ToolList } from './tool-list.js';
+
+export const MCP_PATH = '/mcp';
+
+/** What the MCP server says of itself in `initialize`. */
+export const SERVER_INFO = { name: 'kasir', title: 'kasir pay-per-call gateway', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  'Every tool is a kasir catalog entry (a model, a paid tool, a recipe or a free lookup); its description states its price. ' +
+  'Pay with a prepaid key (Authorization: Bearer on this HTTP connection), or per call from a wallet: an unpaid call ' +
+  'answers the payment-required error (-32042) listing every rail at the quote; repeat the call with an MPP credential in ' +
+  '_meta["org.paymentauth/credential"] or an x402 payment in _meta["x402/payment"]. Charged only on success. ' +
+  '_meta["kasir/max-price"] (micro-USD) refuses a dearer call before payment; _meta["kasir/idempotency-key"] makes a retry safe.';
+
+/** Headers of the MCP HTTP request that every tool call carries into the checkout. */
+function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const auth = c.req.header('authorization');
+  if (auth && /^bearer\s/i.test(auth)) out.authorization = auth;
+  for (const name of ['x-forwarded-for', 'user-agent', 'accept-language']) {
+    const v = c.req.header(name);
+    if (v) out[name] = v;
+  }
+  return out;
+}
+
+/** One MCP server for one HTTP request (the SDK's stateless pattern). */
+export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, (req) => tools.page(req.params?.cursor));
+  server.setRequestHandler(CallToolRequestSchema, (req) => {
+    const entry = tools.entryOf(req.params.name);
+    if (!entry) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}": see tools/list`);
+    }
+    return callEntry(entry, req.params.arguments ?? {}, req.params._meta, ctx);
+  });
+  return server;
+}
+
+export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
+  app.all(MCP_PATH, async (c: Context<AppEnv>) => {
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      const raw = await exchangeOf(c).readBody(BODY_LIMITS.media);
+      try {
+        parsedBody = JSON.parse(raw.toString('utf8'));
+      } catch {
+        parsedBody = raw.toString('utf8');
+      }
+    }
+    const incoming = c.env?.incoming;
+    const ctx: CallContext = {
+      headers: forwardedHeaders(c),
+      dispatch: async (path, init) => app.fetch(new Request(new URL(path, c.req.url), init), { incoming }),
+    };
+    const server = createMcpServer(tools, ctx);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    const res = await transport.handleRequest(c.req.raw, { parsedBody });
+    // Stateless: the server lives for this one exchange (a JSON answer is complete when returned).
+    void transport.close();
+    return res;
+  });
+}
