@@ -18,12 +18,12 @@ import {
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
-import { Challenge, Credential, Receipt } from 'mppx';
+import { Challenge, Credential, Mcp, Receipt } from 'mppx';
 import { invalidInput } from '../http/errors.js';
 
 export const META = {
-  mppCredential: 'org.paymentauth/credential',
-  mppReceipt: 'org.paymentauth/receipt',
+  mppCredential: Mcp.credentialMetaKey,
+  mppReceipt: Mcp.receiptMetaKey,
   x402Payment: 'x402/payment',
   x402Response: 'x402/payment-response',
   idempotencyKey: 'kasir/idempotency-key',
@@ -31,8 +31,8 @@ export const META = {
 } as const;
 
 /** mppx's JSON-RPC codes: payment required, and a payment that was refused (a fresh challenge comes with it). */
-export const PAYMENT_REQUIRED_CODE = -32042;
-export const PAYMENT_REFUSED_CODE = -32043;
+export const PAYMENT_REQUIRED_CODE = Mcp.paymentRequiredCode;
+export const PAYMENT_REFUSED_CODE = Mcp.paymentVerificationFailedCode;
 
 type Meta = Record<string, unknown> | undefined;
 

@@ -3,6 +3,8 @@
  * transport per HTTP request, no session: any instance answers any request). `tools/list` is the catalog
  * (tool-list.ts); `tools/call` is sold by the HTTP checkout (call.ts).
  */
+
+import { createRoute, z } from '@hono/zod-openapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -60,7 +62,31 @@ export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
   return server;
 }
 
+const mcpRoute = createRoute({
+  method: 'post',
+  path: MCP_PATH,
+  tags: ['mcp'],
+  summary: 'MCP server (Streamable HTTP): the catalog as paid tools',
+  description:
+    'JSON-RPC 2.0 over MCP Streamable HTTP, stateless (no session). `tools/list` lists every model, tool and recipe this ' +
+    'server can sell, with its price; `tools/call` is sold by the same checkout as the HTTP routes. A prepaid key goes in ' +
+    '`Authorization: Bearer`; an unpaid call answers the payment-required error (-32042) with every rail at the quote; ' +
+    'MPP pays in `_meta["org.paymentauth/credential"]`, x402 in `_meta["x402/payment"]`.',
+  request: {
+    body: { required: true, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+  },
+  responses: {
+    200: {
+      description: 'The JSON-RPC answer',
+      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+    },
+    202: { description: 'A notification or response was accepted' },
+    406: { description: 'The Accept header does not list application/json and text/event-stream' },
+  },
+});
+
 export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
+  app.openAPIRegistry.registerPath(mcpRoute);
   app.all(MCP_PATH, async (c: Context<AppEnv>) => {
     let parsedBody: unknown;
     if (c.req.method === 'POST') {
