@@ -18,6 +18,7 @@ import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
 import { exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
+import { CHARGED_HEADER } from '../rails/prepaid.js';
 import { type CallContext, callEntry } from './call.js';
 import type { ToolList } from './tool-list.js';
 
@@ -98,9 +99,16 @@ export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
       }
     }
     const incoming = c.env?.incoming;
+    // What the key was charged for the calls of this request, stated on its answer as on every paid route's.
+    let charged: number | undefined;
     const ctx: CallContext = {
       headers: forwardedHeaders(c),
-      dispatch: async (path, init) => app.fetch(new Request(new URL(path, c.req.url), init), { incoming }),
+      dispatch: async (path, init) => {
+        const res = await app.fetch(new Request(new URL(path, c.req.url), init), { incoming });
+        const stated = res.headers.get(CHARGED_HEADER);
+        if (stated !== null) charged = (charged ?? 0) + Number(stated);
+        return res;
+      },
     };
     const server = createMcpServer(tools, ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -111,6 +119,9 @@ export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
     const res = await transport.handleRequest(c.req.raw, { parsedBody });
     // Stateless: the server lives for this one exchange (a JSON answer is complete when returned).
     void transport.close();
-    return res;
+    if (charged === undefined) return res;
+    const answer = new Response(res.body, res);
+    answer.headers.set(CHARGED_HEADER, String(charged));
+    return answer;
   });
 }
