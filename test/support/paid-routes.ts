@@ -40,14 +40,12 @@ export const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
  */
 const mcpCall = (name: string, id: string, args: fc.Arbitrary<Record<string, unknown>>): PaidRouteCase => ({
   path: '/mcp',
-  valid: fc
-    .tuple(fc.integer({ min: 1, max: 1e6 }), args)
-    .map(([rpcId, a]) => ({
-      jsonrpc: '2.0',
-      id: rpcId,
-      method: 'tools/call',
-      params: { name, arguments: a },
-    })),
+  valid: fc.tuple(fc.integer({ min: 1, max: 1e6 }), args).map(([rpcId, a]) => ({
+    jsonrpc: '2.0',
+    id: rpcId,
+    method: 'tools/call',
+    params: { name, arguments: a },
+  })),
   headers: MCP_ACCEPT,
   quoted: (body) => ({
     ...((body.params as { arguments?: Record<string, unknown> } | undefined)?.arguments ?? {}),
