@@ -1,7 +1,8 @@
 // kasir as an MCP server: the official SDK client over Streamable HTTP against a started kasir, listing the catalog as
 // tools and calling them through the same checkout as HTTP — a key, MPP (mppx's McpClient on a local Tempo chain) and
 // x402 (the stock EVM client on a local chain), with the charge exactly the quote and nothing charged on a refusal.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequirements } from '@x402/core/types';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kasirEnv, mppEnv } from '../../src/devnet/command.js';
 import { type EvmDevnet, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
+import { type BridgeOptions, openBridge } from '../../src/mcp/bridge.js';
 import { toolNameOf } from '../../src/mcp/tool-list.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS } from '../support/app.js';
@@ -234,5 +236,58 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const again = await client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: meta });
     expect(again.structuredContent).toEqual(first.structuredContent);
     expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
+  });
+
+  /** An agent's client of `kasir mcp` (the bridge), over a linked pair of transports standing for its stdio. */
+  async function bridged(options: Omit<BridgeOptions, 'url'>): Promise<Client> {
+    const [agentSide, bridgeSide] = InMemoryTransport.createLinkedPair();
+    await openBridge({ url: server.url, ...options }, bridgeSide);
+    const agent = new Client({ name: 'desktop-agent', version: '1.0.0' });
+    await agent.connect(agentSide);
+    clients.push(agent);
+    return agent;
+  }
+
+  it('bridges stdio to /mcp with a key: lists the tools, pays a call, refuses one above the cap before paying', async () => {
+    const { key, accountId } = await kasir.fundedKey(1_000_000);
+    const price = quote('tools/exchange-rate', RATE_ARGS);
+    const agent = await bridged({ key, caps: { perCallMicroUsd: price, sessionMicroUsd: price * 2 } });
+    const { tools } = await listAllTools(agent);
+    expect(tools.length).toBe(
+      kasir.deps.catalog.entries().filter((e) => kasir.deps.offers.available(e)).length,
+    );
+    const paid = await agent.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
+    expect(paid._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
+    // A chat call dearer than the per-call cap is refused before any payment.
+    const chat = await agent.callTool({
+      name: 'openai__gpt-4.1-mini',
+      arguments: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4000 },
+    });
+    expect(chat.isError).toBe(true);
+    expect(JSON.stringify(chat.content)).toMatch(/per-call cap/);
+    expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
+  });
+
+  it('bridges with a local wallet paying MPP, within its session cap', async () => {
+    const payer = await tempoChain.fundPayer(10_000_000n);
+    const price = walletQuote('tools/exchange-rate', RATE_ARGS);
+    const agent = await bridged({
+      wallet: { privateKey: payer.privateKey, rpcUrl: tempoChain.rpcUrl },
+      caps: { sessionMicroUsd: price + price / 2 },
+    });
+    const before = await tempoChain.balanceOf(payer.address);
+    const paid = await agent.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
+    expect(paid._meta?.['org.paymentauth/receipt']).toMatchObject({ status: 'success' });
+    const after = await tempoChain.balanceOf(payer.address);
+    expect(before - after).toBe(BigInt(price));
+    // The second would pass the session cap: refused, nothing paid.
+    const second = await agent.callTool({
+      name: 'tools__exchange-rate',
+      arguments: { ...RATE_ARGS, amount: 11 },
+    });
+    expect(second.isError).toBe(true);
+    expect(JSON.stringify(second.content)).toMatch(/session/);
+    expect(await tempoChain.balanceOf(payer.address)).toBe(after);
   });
 });
