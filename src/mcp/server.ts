@@ -13,6 +13,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Context } from 'hono';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
@@ -46,11 +47,18 @@ function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
   return out;
 }
 
+/**
+ * The JSON Schema validator every server shares: the SDK makes (and compiles into) an Ajv instance per server
+ * otherwise, the largest cost of a call.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** One MCP server for one HTTP request (the SDK's stateless pattern). */
 export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
   });
   server.setRequestHandler(ListToolsRequestSchema, (req) => tools.page(req.params?.cursor));
   server.setRequestHandler(CallToolRequestSchema, (req) => {
