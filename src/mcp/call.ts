@@ -7,6 +7,7 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../catalog/types.js';
+import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
 import { credentialChallengeId, headersFromMeta, paymentRequiredError, receiptMeta } from './payment.js';
 
 /** Fields of a chat body that only make sense on HTTP: an MCP result is one whole answer. */
@@ -60,6 +61,12 @@ export interface CallContext {
   dispatch(path: string, init: RequestInit): Promise<Response>;
   /** Headers of the MCP HTTP request every call carries (a prepaid key's `Authorization: Bearer`). */
   headers: Record<string, string>;
+}
+
+/** What one call may report while it runs (a long call's job), and its cancellation. */
+export interface CallProgress {
+  report?: (p: JobProgress) => Promise<void>;
+  signal?: AbortSignal;
 }
 
 /** Every `url` field of an answer (a media model's re-hosted files), with the MIME type beside it when stated. */
@@ -125,15 +132,30 @@ export async function callEntry(
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
   ctx: CallContext,
+  progress: CallProgress = {},
 ): Promise<CallToolResult> {
+  const read = (path: string) => ctx.dispatch(path, { method: 'GET', headers: ctx.headers });
+  const follow = (jobId: string) =>
+    followJob(jobId, read, (body, meta) => resultOf(entry, body, meta), progress.report, progress.signal);
+  // A caller that lost a long call's connection resumes it by its job id: nothing is sold again.
+  const resume = meta?.[JOB_META];
+  if (resume !== undefined) {
+    if (!isJobId(resume)) throw new McpError(ErrorCode.InvalidParams, `_meta.${JOB_META} is not a job id`);
+    return follow(resume);
+  }
   let payment: Record<string, string>;
   try {
     payment = headersFromMeta(meta);
   } catch (err) {
     throw new McpError(ErrorCode.InvalidParams, (err as Error).message);
   }
-  const { path, init } = requestOf(entry, args, { ...ctx.headers, ...payment });
+  const prefer: Record<string, string> = isLongCall(entry) ? { prefer: 'respond-async' } : {};
+  const { path, init } = requestOf(entry, args, { ...ctx.headers, ...payment, ...prefer });
   const res = await ctx.dispatch(path, init);
+  if (res.status === 202) {
+    const accepted = (await res.json()) as { job_id?: unknown };
+    if (isJobId(accepted.job_id)) return follow(accepted.job_id);
+  }
   const type = res.headers.get('content-type') ?? '';
   if (!/json/.test(type)) {
     const bytes = Buffer.from(await res.arrayBuffer());

@@ -21,6 +21,7 @@ import { exchangeOf } from '../http/exchange.js';
 import type { LaneApp } from '../http/lanes.js';
 import { CHARGED_HEADER } from '../rails/prepaid.js';
 import { type CallContext, callEntry } from './call.js';
+import { JOB_META, type JobProgress } from './jobs.js';
 import type { ToolList } from './tool-list.js';
 
 export const MCP_PATH = '/mcp';
@@ -53,6 +54,16 @@ function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
+/** True when a message of the request carries a progress token. */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (m) =>
+      (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !==
+      undefined,
+  );
+}
+
 /** One MCP server for one HTTP request (the SDK's stateless pattern). */
 export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
   const server = new Server(SERVER_INFO, {
@@ -61,12 +72,29 @@ export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
     jsonSchemaValidator: SCHEMA_VALIDATOR,
   });
   server.setRequestHandler(ListToolsRequestSchema, (req) => tools.page(req.params?.cursor));
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const entry = tools.entryOf(req.params.name);
     if (!entry) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}": see tools/list`);
     }
-    return callEntry(entry, req.params.arguments ?? {}, req.params._meta, ctx);
+    const token = req.params._meta?.progressToken;
+    const report =
+      token === undefined
+        ? undefined
+        : (p: JobProgress) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: p.progress,
+                message: p.message,
+                _meta: { [JOB_META]: p.jobId },
+              },
+            });
+    return callEntry(entry, req.params.arguments ?? {}, req.params._meta, ctx, {
+      report,
+      signal: extra.signal,
+    });
   });
   return server;
 }
@@ -119,13 +147,18 @@ export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
       },
     };
     const server = createMcpServer(tools, ctx);
+    // A call asking for progress is answered as an event stream (its notifications, then its result); any other as
+    // one JSON answer.
+    const json = !asksForProgress(parsedBody);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      enableJsonResponse: json,
     });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw, { parsedBody });
-    // Stateless: the server lives for this one exchange (a JSON answer is complete when returned).
+    // Stateless: the server lives for this one exchange. A JSON answer is complete when returned; an event stream
+    // ends (and the SDK closes it) once its last response is sent.
+    if (!json) return res;
     void transport.close();
     if (charged === undefined) return res;
     const answer = new Response(res.body, res);

@@ -25,6 +25,8 @@ import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 
 const CHAT_MODEL = 'openai/gpt-4.1-mini';
 const RATE_ARGS = { from: 'USD', to: 'IDR', amount: 10 };
+const VIDEO_MODEL = 'kwaivgi/kling-v2.5-turbo-pro';
+const VIDEO_ARGS = { prompt: 'waves on a reef', duration: '5' };
 
 describe.each(DB_TARGETS)('MCP on %s', (db) => {
   let kasir: PaidKasir;
@@ -236,6 +238,44 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const again = await client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: meta });
     expect(again.structuredContent).toEqual(first.structuredContent);
     expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
+  });
+
+  it('follows a video job with progress; a caller that lost it resumes by job id, paying once', async () => {
+    kasir.fal.setScript({ polls: 20 });
+    const { key, accountId } = await kasir.fundedKey(50_000_000);
+    const video = kasir.deps.catalog.find(VIDEO_MODEL);
+    if (!video) throw new Error(VIDEO_MODEL);
+    const name = toolNameOf(video);
+    const price = quote(VIDEO_MODEL, VIDEO_ARGS);
+    // The first caller sees the job start, then goes away.
+    const client = await connect(key);
+    const gone = new AbortController();
+    let jobId: unknown;
+    const first = client.callTool({ name, arguments: VIDEO_ARGS }, undefined, {
+      signal: gone.signal,
+      onprogress: (p) => {
+        jobId ??= (p as { _meta?: Record<string, unknown> })._meta?.['kasir/job'];
+        gone.abort();
+      },
+    });
+    await expect(first).rejects.toThrow();
+    expect(jobId).toMatch(/^job_[0-9a-f]{32}$/);
+    // It comes back on a new connection, naming the job: the result, and nothing charged again.
+    const again = await connect(key);
+    const progress: number[] = [];
+    const result = await again.callTool(
+      { name, arguments: VIDEO_ARGS, _meta: { 'kasir/job': jobId } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p.progress),
+        timeout: 30_000,
+      },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(result._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect(result._meta?.['kasir/job']).toBe(jobId);
+    expect((result.content as Array<{ type: string }>).some((c) => c.type === 'resource_link')).toBe(true);
+    expect(await kasir.balance(accountId)).toEqual({ balance: 50_000_000 - price, held: 0 });
   });
 
   /** An agent's client of `kasir mcp` (the bridge), over a linked pair of transports standing for its stdio. */
