@@ -69,8 +69,17 @@ export interface CallProgress {
   signal?: AbortSignal;
 }
 
-/** Every `url` field of an answer (a media model's re-hosted files), with the MIME type beside it when stated. */
-function linksIn(value: unknown, out: Array<{ uri: string; mimeType?: string }> = [], depth = 0) {
+/** An image this small is also sent inline, as image content, beside its link. */
+export const INLINE_IMAGE_MAX_BYTES = 256 * 1024;
+
+interface Link {
+  uri: string;
+  mimeType?: string;
+  sizeBytes?: number;
+}
+
+/** Every `url` field of an answer (a media model's re-hosted files), with the MIME type and size beside it when stated. */
+function linksIn(value: unknown, out: Link[] = [], depth = 0) {
   if (depth > 6 || typeof value !== 'object' || value === null) return out;
   if (Array.isArray(value)) {
     for (const v of value) linksIn(v, out, depth + 1);
@@ -81,7 +90,11 @@ function linksIn(value: unknown, out: Array<{ uri: string; mimeType?: string }> 
     if (k === 'receipt') continue;
     if (k === 'url' && typeof v === 'string' && /^https?:\/\//.test(v)) {
       const mime = obj.contentType ?? obj.content_type ?? obj.mimeType;
-      out.push({ uri: v, ...(typeof mime === 'string' ? { mimeType: mime } : {}) });
+      out.push({
+        uri: v,
+        ...(typeof mime === 'string' ? { mimeType: mime } : {}),
+        ...(typeof obj.sizeBytes === 'number' ? { sizeBytes: obj.sizeBytes } : {}),
+      });
     } else linksIn(v, out, depth + 1);
   }
   return out;
@@ -126,6 +139,28 @@ export function resultOf(entry: CatalogEntry, body: Record<string, unknown>, met
   return result;
 }
 
+/**
+ * The small images of an image model's answer as image content, read in-process from kasir's own media route (a
+ * link elsewhere, or a larger file, stays a link only).
+ */
+async function inlineImages(entry: CatalogEntry, result: CallToolResult, ctx: CallContext): Promise<void> {
+  if (entry.kind !== 'model' || entry.output !== 'image') return;
+  for (const link of linksIn(result.structuredContent)) {
+    if (link.sizeBytes === undefined || link.sizeBytes > INLINE_IMAGE_MAX_BYTES) continue;
+    const path = new URL(link.uri).pathname;
+    if (!path.startsWith('/v1/media/')) continue;
+    const res = await ctx.dispatch(path, { method: 'GET' });
+    const type = (res.headers.get('content-type') ?? '').split(';')[0] ?? '';
+    if (!res.ok || !type.startsWith('image/')) {
+      await res.body?.cancel();
+      continue;
+    }
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (bytes.length <= INLINE_IMAGE_MAX_BYTES)
+      result.content.push({ type: 'image', data: bytes.toString('base64'), mimeType: type });
+  }
+}
+
 /** Runs one tool call through the app and maps its answer (a refusal before payment is thrown as a JSON-RPC error). */
 export async function callEntry(
   entry: CatalogEntry,
@@ -168,7 +203,11 @@ export async function callEntry(
   }
   const body = (await res.json()) as Record<string, unknown>;
   const paidMeta = receiptMeta(res, credentialChallengeId(meta));
-  if (res.ok) return resultOf(entry, body, paidMeta);
+  if (res.ok) {
+    const result = resultOf(entry, body, paidMeta);
+    await inlineImages(entry, result, ctx);
+    return result;
+  }
   const error = (body.error ?? {}) as { code?: string; message?: string };
   // A 402 asks for payment (or payment anew); a price above the caller's maximum is a refusal like any other.
   if (res.status === 402 && error.code !== 'price_above_max') throw paymentRequiredError(res, body);

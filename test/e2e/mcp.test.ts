@@ -26,6 +26,7 @@ import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 const CHAT_MODEL = 'openai/gpt-4.1-mini';
 const RATE_ARGS = { from: 'USD', to: 'IDR', amount: 10 };
 const VIDEO_MODEL = 'kwaivgi/kling-v2.5-turbo-pro';
+const IMAGE_MODEL = 'black-forest-labs/flux-schnell@fal';
 const VIDEO_ARGS = { prompt: 'waves on a reef', duration: '5' };
 
 describe.each(DB_TARGETS)('MCP on %s', (db) => {
@@ -123,6 +124,25 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const after = await kasir.balance(accountId);
     expect(before.balance - after.balance).toBe(toolQuote + chatQuote);
     expect(after.held).toBe(0);
+  });
+
+  it('answers an image model with its re-hosted link and, for a small image, the image itself', async () => {
+    kasir.fal.setScript({ fileBytes: 4096 });
+    const { key, accountId } = await kasir.fundedKey(5_000_000);
+    const client = await connect(key);
+    const model = kasir.deps.catalog.find(IMAGE_MODEL);
+    if (!model) throw new Error(IMAGE_MODEL);
+    const args = { prompt: 'a lighthouse at dusk', num_images: 1 };
+    const result = await client.callTool({ name: toolNameOf(model), arguments: args });
+    expect(result.isError, JSON.stringify(result).slice(0, 300)).toBeFalsy();
+    const content = result.content as Array<{ type: string; uri?: string; data?: string }>;
+    const link = content.find((c) => c.type === 'resource_link');
+    expect(link?.uri).toMatch(/\/v1\/media\//);
+    const image = content.find((c) => c.type === 'image');
+    expect(Buffer.from(image?.data ?? '', 'base64').length).toBe(4096);
+    const price = quote(IMAGE_MODEL, args);
+    expect(result._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect((await kasir.balance(accountId)).balance).toBe(5_000_000 - price);
   });
 
   it('refuses bad arguments as invalid params naming the field, charging nothing', async () => {
