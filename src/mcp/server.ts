@@ -156,13 +156,9 @@ export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
     });
     await server.connect(transport);
     const res = await transport.handleRequest(c.req.raw, { parsedBody });
-    // Stateless: the server lives for this one exchange. A JSON answer is complete when returned; an event stream
-    // ends (and the SDK closes it) once its last response is sent.
-    if (!json) return res;
-    void transport.close();
-    if (charged === undefined) return res;
-    const answer = new Response(res.body, res);
-    answer.headers.set(CHARGED_HEADER, String(charged));
-    return answer;
+    // Stateless: the server and its transport live for this one exchange and are dropped with it (closing them
+    // would only abort handlers that have all answered). An event stream ends once its last response is sent.
+    if (json && charged !== undefined) res.headers.set(CHARGED_HEADER, String(charged));
+    return res;
   });
 }
