@@ -1,7 +1,10 @@
 // kasir as an MCP server: the official SDK client over Streamable HTTP against a started kasir, listing the catalog as
 // tools and calling them through the same checkout as HTTP — a key, MPP (mppx's McpClient on a local Tempo chain) and
 // x402 (the stock EVM client on a local chain), with the charge exactly the quote and nothing charged on a refusal.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequirements } from '@x402/core/types';
@@ -23,6 +26,7 @@ import { listAllTools, mcpClient } from '../support/mcp-client.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHAT_MODEL = 'openai/gpt-4.1-mini';
 const RATE_ARGS = { from: 'USD', to: 'IDR', amount: 10 };
 const VIDEO_MODEL = 'kwaivgi/kling-v2.5-turbo-pro';
@@ -350,4 +354,28 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(JSON.stringify(second.content)).toMatch(/session/);
     expect(await tempoChain.balanceOf(payer.address)).toBe(after);
   });
+
+  it('npx kasir mcp over real stdio: a paid call, and one above its per-call cap refused before paying', async () => {
+    const { key, accountId } = await kasir.fundedKey(1_000_000);
+    const price = quote('tools/exchange-rate', RATE_ARGS);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'bin/kasir.js'), 'mcp', '--url', server.url, '--max-per-call', String(price)],
+      cwd: ROOT,
+      env: { ...getDefaultEnvironment(), KASIR_KEY: key },
+      stderr: 'ignore',
+    });
+    const agent = new Client({ name: 'desktop-agent', version: '1.0.0' });
+    await agent.connect(transport);
+    clients.push(agent);
+    const paid = await agent.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
+    expect(paid._meta?.['kasir/costMicroUsd']).toBe(price);
+    const dear = await agent.callTool({
+      name: 'openai__gpt-4.1-mini',
+      arguments: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4000 },
+    });
+    expect(dear.isError).toBe(true);
+    expect(JSON.stringify(dear.content)).toMatch(/per-call cap/);
+    expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
+  }, 120_000);
 });
