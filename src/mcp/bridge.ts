@@ -1,7 +1,7 @@
 /**
  * `kasir mcp`: a stdio MCP server for desktop agents that relays to a kasir's /mcp over Streamable HTTP, paying with
  * a prepaid key (sent as `Authorization: Bearer`) or a local wallet (an MPP Tempo charge, signed here by mppx's MCP
- * client), within the per-call and per-session caps its user sets: every call carries the most it may cost as
+ * client, or an x402 payment), within the per-call and per-session caps its user sets: every call carries the most it may cost as
  * `kasir/max-price`, and a wallet refuses to sign a challenge above what is left, so nothing above a cap is paid.
  */
 import { readFileSync } from 'node:fs';
@@ -25,14 +25,18 @@ import { tempo as tempoMainnet } from 'viem/chains';
 import { META } from './payment.js';
 import { SERVER_INFO } from './server.js';
 import { type CapSettings, SpendingCaps } from './spending.js';
+import { createX402Payer, x402Price, x402Required } from './x402-payer.js';
 
 export interface BridgeOptions {
   /** The kasir's base URL. */
   url: string;
   /** A prepaid key. */
   key?: string;
-  /** A local wallet paying MPP Tempo charges; `rpcUrl` is the Tempo chain's RPC (else viem's default for it). */
-  wallet?: { privateKey: Hex; rpcUrl?: string };
+  /**
+   * A local wallet paying per call on `rail`: MPP Tempo charges (the default) or x402 `exact` on an EVM chain;
+   * `rpcUrl` is the chain's RPC (for MPP, else viem's default for Tempo).
+   */
+  wallet?: { privateKey: Hex; rpcUrl?: string; rail?: 'mpp' | 'x402' };
   caps: CapSettings;
   /** The fetch the HTTP transport uses (tests). */
   fetch?: FetchLike;
@@ -60,7 +64,11 @@ export async function openBridge(options: BridgeOptions, downstream: Transport):
   );
   // Why the wallet declined the last challenge (the amount is in the stablecoin's 6-decimal base units: micro-USD).
   let declined: string | undefined;
-  if (options.wallet) {
+  const x402 =
+    options.wallet?.rail === 'x402'
+      ? createX402Payer(options.wallet.privateKey, options.wallet.rpcUrl)
+      : undefined;
+  if (options.wallet && !x402) {
     const { privateKey, rpcUrl } = options.wallet;
     McpClient.wrap(upstream, {
       methods: [
@@ -105,13 +113,25 @@ export async function openBridge(options: BridgeOptions, downstream: Transport):
     if (limit === 0) return refused(caps.refusal(1) ?? 'the spending cap is reached');
     const meta = { ...req.params._meta, ...(limit !== undefined ? { [META.maxPrice]: limit } : {}) };
     declined = undefined;
-    let result: CallToolResult;
-    try {
-      result = (await upstream.callTool({
+    const call = async (extra: Record<string, unknown> = {}) =>
+      (await upstream.callTool({
         name: req.params.name,
         arguments: req.params.arguments ?? {},
-        _meta: meta,
+        _meta: { ...meta, ...extra },
       })) as CallToolResult;
+    let result: CallToolResult;
+    try {
+      try {
+        result = await call();
+      } catch (err) {
+        const required = x402 && err instanceof McpError ? x402Required(err.data) : undefined;
+        if (!x402 || !required) throw err;
+        // Paid from the wallet over x402: within the caps, checked at kasir's stated price before signing.
+        const price = x402Price((err as McpError).data) ?? Number(required.accepts[0]?.amount);
+        const refusal = caps.refusal(price);
+        if (refusal) return refused(refusal);
+        result = await call({ [META.x402Payment]: await x402.pay(required) });
+      }
     } catch (err) {
       if (declined) return refused(declined);
       throw err instanceof McpError ? relayed(err) : err;
@@ -136,8 +156,9 @@ const USAGE = `usage: kasir mcp --url <kasir base URL> [--key <key> | --wallet <
   --url URL            the kasir to relay to (its /mcp)
   --key KEY            pay with a prepaid key (or set KASIR_KEY)
   --wallet FILE        pay per call from a local wallet: FILE holds a hex private key (or set
-                       KASIR_WALLET_PRIVATE_KEY); MPP Tempo charges
-  --rpc-url URL        the Tempo chain's RPC for the wallet
+                       KASIR_WALLET_PRIVATE_KEY)
+  --pay mpp|x402       how the wallet pays: MPP Tempo charges (default) or x402 on an EVM chain
+  --rpc-url URL        the wallet's chain RPC
   --max-per-call N     refuse any call costing more than N micro-USD
   --max-session N      refuse calls once this session has spent N micro-USD
 
@@ -158,6 +179,7 @@ export function bridgeOptions(argv: string[], env: NodeJS.ProcessEnv): BridgeOpt
       key: { type: 'string' },
       wallet: { type: 'string' },
       'rpc-url': { type: 'string' },
+      pay: { type: 'string' },
       'max-per-call': { type: 'string' },
       'max-session': { type: 'string' },
     },
@@ -169,10 +191,12 @@ export function bridgeOptions(argv: string[], env: NodeJS.ProcessEnv): BridgeOpt
   if (key && walletKey) throw new Error('pay with --key or --wallet, not both');
   if (walletKey && !/^0x[0-9a-fA-F]{64}$/.test(walletKey))
     throw new Error('the wallet must hold a 0x-prefixed 32-byte hex private key');
+  const rail = values.pay ?? 'mpp';
+  if (rail !== 'mpp' && rail !== 'x402') throw new Error('--pay must be mpp or x402');
   return {
     url: values.url,
     ...(key ? { key } : {}),
-    ...(walletKey ? { wallet: { privateKey: walletKey as Hex, rpcUrl: values['rpc-url'] } } : {}),
+    ...(walletKey ? { wallet: { privateKey: walletKey as Hex, rpcUrl: values['rpc-url'], rail } } : {}),
     caps: {
       perCallMicroUsd: micro(values['max-per-call'], '--max-per-call'),
       sessionMicroUsd: micro(values['max-session'], '--max-session'),

@@ -355,6 +355,27 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(await tempoChain.balanceOf(payer.address)).toBe(after);
   });
 
+  it('bridges with a local wallet paying x402, refusing a call above its per-call cap before signing', async () => {
+    const price = walletQuote('tools/exchange-rate', RATE_ARGS);
+    const agent = await bridged({
+      wallet: { privateKey: evm.payer.privateKey, rpcUrl: evm.rpcUrl, rail: 'x402' },
+      caps: { perCallMicroUsd: price },
+    });
+    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    const paid = await agent.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
+    expect(paid.isError, JSON.stringify(paid).slice(0, 300)).toBeFalsy();
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+    const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    expect(before - after).toBe(BigInt(price));
+    const dear = await agent.callTool({
+      name: 'openai__gpt-4.1-mini',
+      arguments: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4000 },
+    });
+    expect(dear.isError).toBe(true);
+    expect(JSON.stringify(dear.content)).toMatch(/per-call cap/);
+    expect(await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address)).toBe(after);
+  });
+
   it('npx kasir mcp over real stdio: a paid call, and one above its per-call cap refused before paying', async () => {
     const { key, accountId } = await kasir.fundedKey(1_000_000);
     const price = quote('tools/exchange-rate', RATE_ARGS);
