@@ -8,7 +8,13 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
-import { credentialChallengeId, headersFromMeta, paymentRequiredError, receiptMeta } from './payment.js';
+import {
+  credentialChallengeId,
+  headersFromMeta,
+  paymentRequiredError,
+  receiptMeta,
+  x402RefusalResult,
+} from './payment.js';
 
 /** Fields of a chat body that only make sense on HTTP: an MCP result is one whole answer. */
 const HTTP_ONLY_CHAT_FIELDS = ['stream', 'stream_options'];
@@ -210,7 +216,11 @@ export async function callEntry(
   }
   const error = (body.error ?? {}) as { code?: string; message?: string };
   // A 402 asks for payment (or payment anew); a price above the caller's maximum is a refusal like any other.
-  if (res.status === 402 && error.code !== 'price_above_max') throw paymentRequiredError(res, body);
+  if (res.status === 402 && error.code !== 'price_above_max') {
+    // A caller that paid by x402 is answered as the x402 MCP transport answers; any other gets the JSON-RPC error.
+    if (payment['payment-signature'] !== undefined) return x402RefusalResult(res, body);
+    throw paymentRequiredError(res, body);
+  }
   if (error.code === 'invalid_input' || error.code === 'payload_too_large') {
     throw new McpError(ErrorCode.InvalidParams, error.message ?? 'invalid arguments', body.error);
   }

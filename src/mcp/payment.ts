@@ -5,13 +5,14 @@
  *   the receipt in `_meta["org.paymentauth/receipt"]`, a payment-required JSON-RPC error (-32042, or -32043 for a
  *   refused payment) whose `data.challenges` are the 402's `WWW-Authenticate: Payment` challenges.
  * - x402 as its MCP transport describes it: the PaymentPayload in `_meta["x402/payment"]` (→ `PAYMENT-SIGNATURE`),
- *   the settlement in `_meta["x402/payment-response"]`, the PaymentRequired (`x402Version`, `accepts`, `resource`)
- *   in the same error's `data`.
+ *   the settlement in `_meta["x402/payment-response"]`. An unpaid call cannot answer both conventions at once: it
+ *   gets the JSON-RPC error above, with x402's PaymentRequired (`x402Version`, `accepts`, `resource`) in its `data`;
+ *   a refused x402 payment, whose caller is known to speak x402, gets the transport's tool result with `isError`.
  * - A prepaid key: the `Authorization: Bearer` header of the MCP HTTP request itself.
  * - kasir's own: `_meta["kasir/idempotency-key"]` (→ `Idempotency-Key`) and `_meta["kasir/max-price"]`
  *   (→ `X-Max-Price`, micro-USD).
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -109,6 +110,47 @@ export function credentialChallengeId(meta: Meta): string | undefined {
   return undefined;
 }
 
+/** The x402 PaymentRequired of a 402 answer (its `PAYMENT-REQUIRED` header), when the x402 rail listed one. */
+function x402RequiredOf(res: Response): Record<string, unknown> {
+  const header = res.headers.get('payment-required');
+  if (!header) return {};
+  try {
+    return decodePaymentRequiredHeader(header) as unknown as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A refused x402 payment, answered as the x402 MCP transport describes it to a caller that paid by x402: a tool
+ * result with `isError`, the fresh PaymentRequired as `structuredContent` (with kasir's error and rails beside it),
+ * and the `x402/error` wrapper in its text.
+ */
+export function x402RefusalResult(res: Response, body: Record<string, unknown>): CallToolResult {
+  const required = x402RequiredOf(res);
+  const error = (body.error ?? {}) as { message?: string; details?: unknown };
+  const message = error.message ?? 'the x402 payment was refused';
+  const settlement = res.headers.get('payment-response');
+  let response: unknown;
+  try {
+    response = settlement ? decodePaymentResponseHeader(settlement) : undefined;
+  } catch {
+    response = undefined;
+  }
+  return {
+    isError: true,
+    structuredContent: {
+      ...required,
+      error: message,
+      kasir: body.error,
+      ...(response ? { [META.x402Response]: response } : {}),
+    },
+    content: [
+      { type: 'text', text: JSON.stringify({ 'x402/error': { code: 402, message, data: required } }) },
+    ],
+  };
+}
+
 /**
  * A 402 answer as the payment-required JSON-RPC error: every rail the route lists at the quote (kasir's own body:
  * `quote`, `rails`), the MPP challenges under `challenges` and x402's PaymentRequired beside them.
@@ -120,15 +162,7 @@ export function paymentRequiredError(res: Response, body: Record<string, unknown
   } catch {
     challenges = [];
   }
-  const x402Header = res.headers.get('payment-required');
-  let x402: Record<string, unknown> = {};
-  if (x402Header) {
-    try {
-      x402 = decodePaymentRequiredHeader(x402Header) as unknown as Record<string, unknown>;
-    } catch {
-      x402 = {};
-    }
-  }
+  const x402 = x402RequiredOf(res);
   const error = (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
   const details = typeof error.details === 'object' && error.details !== null ? error.details : {};
   const refused = error.code !== 'payment_required';

@@ -244,6 +244,18 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
     expect(before - after).toBe(BigInt(requirements.amount));
     expect(paid._meta?.['kasir/costMicroUsd']).toBe(walletQuote('tools/exchange-rate', RATE_ARGS));
+    // The same payment again is refused as the x402 MCP transport answers: a tool error with a fresh PaymentRequired.
+    const replay = await client.callTool({
+      name: 'tools__exchange-rate',
+      arguments: RATE_ARGS,
+      _meta: { 'x402/payment': payment },
+    });
+    expect(replay.isError).toBe(true);
+    expect(replay.structuredContent).toMatchObject({ x402Version: 2 });
+    expect((replay.structuredContent as { accepts: unknown[] }).accepts.length).toBeGreaterThan(0);
+    const text = (replay.content as Array<{ text: string }>)[0]?.text ?? '';
+    expect(JSON.parse(text)).toMatchObject({ 'x402/error': { code: 402, data: { x402Version: 2 } } });
+    expect(await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address)).toBe(after);
   });
 
   it('honours kasir/max-price and kasir/idempotency-key in _meta', async () => {
