@@ -67,6 +67,8 @@ export interface CallContext {
   dispatch(path: string, init: RequestInit): Promise<Response>;
   /** Headers of the MCP HTTP request every call carries (a prepaid key's `Authorization: Bearer`). */
   headers: Record<string, string>;
+  /** Told what a key was charged for a job this call started (its 202 stated 0; the job captured later). */
+  jobCharged?(microUsd: number): void;
 }
 
 /** What one call may report while it runs (a long call's job), and its cancellation. */
@@ -195,7 +197,12 @@ export async function callEntry(
   const res = await ctx.dispatch(path, init);
   if (res.status === 202) {
     const accepted = (await res.json()) as { job_id?: unknown };
-    if (isJobId(accepted.job_id)) return follow(accepted.job_id);
+    if (isJobId(accepted.job_id)) {
+      const result = await follow(accepted.job_id);
+      const cost = result._meta?.['kasir/costMicroUsd'];
+      if (!result.isError && typeof cost === 'number') ctx.jobCharged?.(cost);
+      return result;
+    }
   }
   const type = res.headers.get('content-type') ?? '';
   if (!/json/.test(type)) {

@@ -145,6 +145,9 @@ export function mountMcpRoutes(app: LaneApp, tools: ToolList): void {
         if (stated !== null) charged = (charged ?? 0) + Number(stated);
         return res;
       },
+      jobCharged: (microUsd) => {
+        charged = (charged ?? 0) + microUsd;
+      },
     };
     const server = createMcpServer(tools, ctx);
     // A call asking for progress is answered as an event stream (its notifications, then its result); any other as

@@ -314,6 +314,33 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(await kasir.balance(accountId)).toEqual({ balance: 50_000_000 - price, held: 0 });
   });
 
+  it('runs a video call without a progress token as a job too, and states its charge on the answer', async () => {
+    kasir.fal.setScript({ polls: 3 });
+    const { key, accountId } = await kasir.fundedKey(50_000_000);
+    const price = quote(VIDEO_MODEL, VIDEO_ARGS);
+    const video = kasir.deps.catalog.find(VIDEO_MODEL);
+    if (!video) throw new Error(VIDEO_MODEL);
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: toolNameOf(video), arguments: VIDEO_ARGS },
+      }),
+    });
+    const answer = (await res.json()) as { result?: { _meta?: Record<string, unknown> } };
+    expect(answer.result?._meta?.['kasir/job']).toMatch(/^job_/);
+    expect(answer.result?._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect(res.headers.get('x-service-charged-micro-usd')).toBe(String(price));
+    expect(await kasir.balance(accountId)).toEqual({ balance: 50_000_000 - price, held: 0 });
+  });
+
   /** An agent's client of `kasir mcp` (the bridge), over a linked pair of transports standing for its stdio. */
   async function bridged(options: Omit<BridgeOptions, 'url'>): Promise<Client> {
     const [agentSide, bridgeSide] = InMemoryTransport.createLinkedPair();
