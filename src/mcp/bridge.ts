@@ -136,8 +136,7 @@ export async function openBridge(options: BridgeOptions, downstream: Transport):
       if (declined) return refused(declined);
       throw err instanceof McpError ? relayed(err) : err;
     }
-    const error = (result.structuredContent as { error?: { code?: string; details?: unknown } } | undefined)
-      ?.error;
+    const error = result._meta?.['kasir/error'] as { code?: string; details?: unknown } | undefined;
     if (result.isError && error?.code === 'price_above_max') {
       const price = (error.details as { price_micro_usd?: number } | undefined)?.price_micro_usd;
       return refused(caps.refusal(price ?? Number.MAX_SAFE_INTEGER) ?? 'above the spending cap');

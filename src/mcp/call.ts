@@ -16,6 +16,9 @@ import {
   x402RefusalResult,
 } from './payment.js';
 
+/** Where a refused call's error body (`{ code, message, details? }`) is carried. */
+export const ERROR_META = 'kasir/error';
+
 /** Fields of a chat body that only make sense on HTTP: an MCP result is one whole answer. */
 const HTTP_ONLY_CHAT_FIELDS = ['stream', 'stream_options'];
 
@@ -212,7 +215,7 @@ export async function callEntry(
         content: [{ type: 'image', data: bytes.toString('base64'), mimeType: type.split(';')[0] ?? type }],
         _meta: receiptMeta(res, credentialChallengeId(meta)),
       };
-    return { isError: !res.ok, content: [{ type: 'text', text: bytes.toString('utf8') }] };
+    return { isError: true, content: [{ type: 'text', text: bytes.toString('utf8') }] };
   }
   const body = (await res.json()) as Record<string, unknown>;
   const paidMeta = receiptMeta(res, credentialChallengeId(meta));
@@ -231,10 +234,11 @@ export async function callEntry(
   if (error.code === 'invalid_input' || error.code === 'payload_too_large') {
     throw new McpError(ErrorCode.InvalidParams, error.message ?? 'invalid arguments', body.error);
   }
+  // A refusal carries no structuredContent (that is the paid answer's, as outputSchema declares): the error body
+  // is in `_meta` and its message the text.
   return {
     isError: true,
     content: [{ type: 'text', text: error.message ?? `HTTP ${res.status}` }],
-    structuredContent: body,
-    _meta: { 'kasir/httpStatus': res.status, ...paidMeta },
+    _meta: { [ERROR_META]: body.error ?? body, 'kasir/httpStatus': res.status, ...paidMeta },
   };
 }

@@ -50,7 +50,7 @@ export async function followJob(
       return {
         isError: true,
         content: [{ type: 'text', text: `no job ${jobId} on this server` }],
-        structuredContent: body,
+        _meta: { 'kasir/error': (body as { error?: unknown }).error ?? body },
       };
     }
     const meta = { [JOB_META]: jobId };
@@ -59,8 +59,7 @@ export async function followJob(
       return {
         isError: true,
         content: [{ type: 'text', text: body.error?.message ?? `job ${jobId} failed; nothing was charged` }],
-        structuredContent: body,
-        _meta: meta,
+        _meta: { ...meta, 'kasir/error': body.error },
       };
     }
     await progress?.({ progress: reads, message: `job ${jobId}: ${body.status ?? 'running'}`, jobId });

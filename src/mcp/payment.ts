@@ -123,8 +123,9 @@ function x402RequiredOf(res: Response): Record<string, unknown> {
 
 /**
  * A refused x402 payment, answered as the x402 MCP transport describes it to a caller that paid by x402: a tool
- * result with `isError`, the fresh PaymentRequired as `structuredContent` (with kasir's error and rails beside it),
- * and the `x402/error` wrapper in its text.
+ * result with `isError` and the fresh PaymentRequired in the `x402/error` wrapper of its text (the transport's
+ * required form; its optional `structuredContent` is left out, being the paid answer's, as outputSchema declares).
+ * kasir's error and the settlement, if any, are in `_meta`.
  */
 export function x402RefusalResult(res: Response, body: Record<string, unknown>): CallToolResult {
   const required = x402RequiredOf(res);
@@ -139,15 +140,13 @@ export function x402RefusalResult(res: Response, body: Record<string, unknown>):
   }
   return {
     isError: true,
-    structuredContent: {
-      ...required,
-      error: message,
-      kasir: body.error,
-      ...(response ? { [META.x402Response]: response } : {}),
-    },
     content: [
-      { type: 'text', text: JSON.stringify({ 'x402/error': { code: 402, message, data: required } }) },
+      {
+        type: 'text',
+        text: JSON.stringify({ 'x402/error': { code: 402, message, data: { ...required, error: message } } }),
+      },
     ],
+    _meta: { 'kasir/error': body.error, ...(response ? { [META.x402Response]: response } : {}) },
   };
 }
 

@@ -50,7 +50,9 @@ describe('the MCP tool list', () => {
     const paid = toolOf(catalog, catalog.find('tools/exchange-rate') as CatalogEntry);
     expect(paid.description).toMatch(/micro-USD per call with a prepaid key/);
     expect(paid.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(paid.outputSchema).toMatchObject({ required: ['tool', 'costMicroUsd', 'receipt'] });
     const free = toolOf(catalog, freeLookup);
+    expect(free.outputSchema).toBeUndefined();
     expect(free.description).toMatch(/Free/);
     expect(free.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   });

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isLoadedCatalog } from '../catalog/load.js';
 import { priceSummary } from '../catalog/summary.js';
-import type { Catalog, CatalogEntry, JsonSchema } from '../catalog/types.js';
+import { type Catalog, type CatalogEntry, idField, type JsonSchema } from '../catalog/types.js';
 import type { OfferRegistry } from '../offers/registry.js';
 
 /** Tools per `tools/list` page. */
@@ -60,6 +60,24 @@ export function inputSchemaOf(entry: CatalogEntry): Tool['inputSchema'] {
   return { ...schema, type: 'object' } as Tool['inputSchema'];
 }
 
+/**
+ * The envelope every paid answer has (the checkout's paidAnswer): the id sold, its cost and the receipt, beside the
+ * entry's own fields. A free entry's answer has no such envelope, so it declares none.
+ */
+export function outputSchemaOf(entry: CatalogEntry): Tool['outputSchema'] {
+  if (isFree(entry)) return undefined;
+  const id = idField(entry);
+  return {
+    type: 'object',
+    properties: {
+      [id]: { type: 'string', const: entry.id },
+      costMicroUsd: { type: 'integer', minimum: 0 },
+      receipt: { type: 'object' },
+    },
+    required: [id, 'costMicroUsd', 'receipt'],
+  };
+}
+
 const KIND_WORD: Record<CatalogEntry['kind'], string> = {
   model: 'Model',
   tool: 'Tool',
@@ -75,6 +93,7 @@ export function toolOf(catalog: Catalog, entry: CatalogEntry): Tool {
     title: entry.name,
     description: `${what}: ${entry.description}\n\n${priceLine(catalog, entry)}`,
     inputSchema: inputSchemaOf(entry),
+    ...(free ? {} : { outputSchema: outputSchemaOf(entry) }),
     annotations: {
       title: entry.name,
       readOnlyHint: free,

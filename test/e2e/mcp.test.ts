@@ -95,6 +95,9 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
+      // A paid entry declares the envelope of its answer (the SDK client checks every result against it).
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      expect(() => ajv.compile(tool.outputSchema ?? {}), tool.name).not.toThrow();
       expect(tool.description).toMatch(/micro-USD|Free/);
       expect(tool.title).toBeTruthy();
     }
@@ -251,10 +254,10 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
       _meta: { 'x402/payment': payment },
     });
     expect(replay.isError).toBe(true);
-    expect(replay.structuredContent).toMatchObject({ x402Version: 2 });
-    expect((replay.structuredContent as { accepts: unknown[] }).accepts.length).toBeGreaterThan(0);
     const text = (replay.content as Array<{ text: string }>)[0]?.text ?? '';
-    expect(JSON.parse(text)).toMatchObject({ 'x402/error': { code: 402, data: { x402Version: 2 } } });
+    const wrapped = JSON.parse(text) as { 'x402/error': { code: number; data: { accepts: unknown[] } } };
+    expect(wrapped).toMatchObject({ 'x402/error': { code: 402, data: { x402Version: 2 } } });
+    expect(wrapped['x402/error'].data.accepts.length).toBeGreaterThan(0);
     expect(await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address)).toBe(after);
   });
 
@@ -268,7 +271,7 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
       _meta: { 'kasir/max-price': price - 1 },
     });
     expect(above.isError).toBe(true);
-    expect(above.structuredContent).toMatchObject({ error: { code: 'price_above_max' } });
+    expect(above._meta?.['kasir/error']).toMatchObject({ code: 'price_above_max' });
     const meta = { 'kasir/idempotency-key': 'mcp-idem-1' };
     const first = await client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: meta });
     const again = await client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: meta });
