@@ -36,6 +36,12 @@ try {
   const kasir = await startAdminKasir(dataDir, {
     FETCH_ALLOWED_HOSTS: `127.0.0.1:${upstream.address().port}`,
     FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
+    // Providers configured (never called here) so that tools/list holds their models too.
+    OPENAI_API_KEY: 'sk-bench',
+    ANTHROPIC_API_KEY: 'sk-ant-bench',
+    GEMINI_API_KEY: 'gemini-bench',
+    FAL_KEY: 'fal-bench:secret',
+    UPSTREAM_MODEL_CHECK: 'false',
   });
   children.push(kasir);
   const key = await keyWith(kasir, 100_000_000_000);
