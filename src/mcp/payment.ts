@@ -9,8 +9,8 @@
  *   gets the JSON-RPC error above, with x402's PaymentRequired (`x402Version`, `accepts`, `resource`) in its `data`;
  *   a refused x402 payment, whose caller is known to speak x402, gets the transport's tool result with `isError`.
  * - A prepaid key: the `Authorization: Bearer` header of the MCP HTTP request itself.
- * - kasir's own: `_meta["kasir/idempotency-key"]` (→ `Idempotency-Key`) and `_meta["kasir/max-price"]`
- *   (→ `X-Max-Price`, micro-USD).
+ * - kasir's own: `_meta["kasir/idempotency-key"]` (→ `Idempotency-Key`), `_meta["kasir/max-price"]`
+ *   (→ `X-Max-Price`, micro-USD), and a payment channel's voucher in `_meta["kasir/voucher"]` (→ `Payment-Voucher`).
  */
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -29,6 +29,7 @@ export const META = {
   x402Response: 'x402/payment-response',
   idempotencyKey: 'kasir/idempotency-key',
   maxPrice: 'kasir/max-price',
+  channelVoucher: 'kasir/voucher',
 } as const;
 
 /** mppx's JSON-RPC codes: payment required, and a payment that was refused (a fresh challenge comes with it). */
@@ -60,6 +61,15 @@ export function headersFromMeta(meta: Meta): Record<string, string> {
         { field: `_meta.${META.x402Payment}`, message: 'must be an x402 PaymentPayload object' },
       ]);
     out['payment-signature'] = encodePaymentSignatureHeader(x402 as PaymentPayload);
+  }
+  // A payment channel's voucher, as its `Payment-Voucher` header value (`channel="0x…", cumulative="…", signature="0x…"`).
+  const voucher = meta[META.channelVoucher];
+  if (voucher !== undefined) {
+    if (typeof voucher !== 'string')
+      throw invalidInput([
+        { field: `_meta.${META.channelVoucher}`, message: 'must be a Payment-Voucher header value' },
+      ]);
+    out['payment-voucher'] = voucher;
   }
   const key = meta[META.idempotencyKey];
   if (key !== undefined) out['idempotency-key'] = String(key);

@@ -20,7 +20,9 @@ import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { type BridgeOptions, openBridge } from '../../src/mcp/bridge.js';
 import { toolNameOf } from '../../src/mcp/tool-list.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { DB_TARGETS } from '../support/app.js';
+import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
+import { DB_TARGETS, postJson } from '../support/app.js';
+import { CHAIN_ID, channelEnv, payerOn } from '../support/channel-payer.js';
 import { evmPayer } from '../support/evm-payer.js';
 import { listAllTools, mcpClient } from '../support/mcp-client.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -441,4 +443,63 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(JSON.stringify(dear.content)).toMatch(/per-call cap/);
     expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
   }, 120_000);
+});
+
+describe('MCP paid from a payment channel', () => {
+  let escrow: FakeEscrow;
+  let kasir: PaidKasir;
+  let server: RunningServer;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    escrow = startFakeEscrow(CHAIN_ID);
+    kasir = await startPaidKasir('sqlite', channelEnv, undefined, { channelBackend: escrow });
+    server = await startServer(kasir.app, '127.0.0.1', 0);
+  });
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+    await server?.stop(1000);
+    await kasir?.stop();
+  });
+
+  it('takes a voucher in _meta["kasir/voucher"]: the channel is charged the quote, a stale voucher is refused', async () => {
+    const payer = payerOn(escrow, 2_000_000n);
+    expect((await postJson(kasir, '/v1/channels', { descriptor: payer.descriptor })).status).toBeLessThan(
+      300,
+    );
+    client = await mcpClient(server.url);
+    const args = { messages: [{ role: 'user', content: 'on a channel' }], max_tokens: 64 };
+    const q = kasir.quote({ ...args, model: CHAT_MODEL });
+    const paid = await client.callTool({
+      name: 'openai__gpt-4.1-mini',
+      arguments: args,
+      _meta: { 'kasir/voucher': await payer.voucher(q) },
+    });
+    expect(paid.isError, JSON.stringify(paid).slice(0, 300)).toBeFalsy();
+    expect(paid._meta?.['kasir/costMicroUsd']).toBe(q);
+    expect(paid._meta?.['kasir/receipt']).toMatchObject({ rail: 'channel' });
+    const view = (await (await kasir.app.request(`/v1/channels/${payer.id}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(view).toMatchObject({ spent: q, in_flight: 0 });
+    // The same voucher again authorizes nothing more: refused, the channel's spend unchanged.
+    let refused: unknown;
+    try {
+      const again = await client.callTool({
+        name: 'openai__gpt-4.1-mini',
+        arguments: args,
+        _meta: { 'kasir/voucher': await payer.voucher(q) },
+      });
+      refused = again.isError ? again : undefined;
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeDefined();
+    const after = (await (await kasir.app.request(`/v1/channels/${payer.id}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(after).toMatchObject({ spent: q, in_flight: 0 });
+  });
 });
