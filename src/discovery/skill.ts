@@ -90,7 +90,8 @@ ${rails}
 its price. A prepaid key goes in the HTTP \`Authorization: Bearer\` header. Unpaid, \`tools/call\` answers the
 payment-required error (code -32042) listing every rail at the quote; call again with an MPP credential in
 \`_meta["org.paymentauth/credential"]\` or an x402 PaymentPayload in \`_meta["x402/payment"]\`. \`_meta["kasir/max-price"]\`
-and \`_meta["kasir/idempotency-key"]\` stand for the two headers.
+and \`_meta["kasir/idempotency-key"]\` stand for the two headers, \`_meta["kasir/voucher"]\` for a channel's
+\`Payment-Voucher\`. A long call (video, recipes) names its job in \`_meta["kasir/job"]\`; call again with it to resume.
 
 ## 3. Files
 
