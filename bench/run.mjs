@@ -10,6 +10,7 @@ for (const name of [
   'adversarial',
   'x402',
   'mpp',
+  'mcp',
   'channels',
   'tools',
   'face',

@@ -25,6 +25,9 @@ const USAGE = `usage: kasir <command> [options]
   devnet [--env-out PATH] [--json-out PATH]        local chains for the wallet rails and a local chat model:
                                                    prints one JSON line (env, evm, tempo, model) when ready,
                                                    writes env / the line to the files, runs until SIGTERM
+  mcp --url URL [--key K | --wallet FILE] [--max-per-call N] [--max-session N]
+                                                   a stdio MCP server for desktop agents, relaying to a
+                                                   kasir's /mcp and paying within the caps (kasir mcp -h)
   doctor                                           ask every configured provider for its model list: catalog
                                                    models it does not serve, lists that cannot be read
                                                    (exit 1 when any)
@@ -126,6 +129,10 @@ export async function runCommand(db: Db, argv: string[]): Promise<unknown> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'mcp') {
+    const { runBridge } = await import('./mcp/bridge.js');
+    return runBridge(argv.slice(1));
+  }
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
     console.error(USAGE);
     return argv.length === 0 ? 2 : 0;

@@ -87,6 +87,15 @@ The free lookups (\`GET /v1/tools/<name>\`, under lookups below) ask for no paym
 
 ${rails}
 
+### Over MCP
+
+\`${b}/mcp\` is an MCP server (Streamable HTTP): \`tools/list\` is the catalog, each tool's description states
+its price. A prepaid key goes in the HTTP \`Authorization: Bearer\` header. Unpaid, \`tools/call\` answers the
+payment-required error (code -32042) listing every rail at the quote; call again with an MPP credential in
+\`_meta["org.paymentauth/credential"]\` or an x402 PaymentPayload in \`_meta["x402/payment"]\`. \`_meta["kasir/max-price"]\`
+and \`_meta["kasir/idempotency-key"]\` stand for the two headers, \`_meta["kasir/voucher"]\` for a channel's
+\`Payment-Voucher\`. A long call (video, recipes) names its job in \`_meta["kasir/job"]\`; call again with it to resume.
+
 ## 3. Files
 
 Pass a public URL for file inputs, inline base64 for small files (under about 1 MB), or upload raw bytes:
@@ -107,6 +116,6 @@ Every error is \`{ "error": { "code", "message", "details"? } }\`: 400 bad input
 415 wrong content type, 429 rate limited (Retry-After), 502/504 upstream failed (nothing charged),
 503 not configured. Limits: about 120 requests per minute per IP.
 
-Machine-readable: ${b}/openapi.json · rail discovery: ${b}/.well-known/x402
+Machine-readable: ${b}/openapi.json · rail discovery: ${b}/.well-known/x402 · MCP: ${b}/mcp
 `;
 }

@@ -21,6 +21,8 @@ const ALLOW_HEADERS = [
   'authorization',
   'content-type',
   'idempotency-key',
+  // A browser MCP client on /mcp (Streamable HTTP) names its protocol version after initialising.
+  'mcp-protocol-version',
   'payment-signature',
   'prefer',
   'x-max-price',

@@ -22,6 +22,8 @@ import { PAID_ROUTES, type PaidRouteCase, RAIL_CONFIGS, walletRouteOff } from '.
 import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 
 const FUNDS = 1_000_000_000;
+/** The headers every request to `path` carries (an MCP client's Accept on /mcp). */
+const routeHeaders = (path: string) => PAID_ROUTES.find((r) => r.path === path)?.headers ?? {};
 /** An answer slower than this is a hang. */
 const ANSWER_WITHIN_MS = 10_000;
 /** Stands for the funded key in generated headers (the key exists only once the suite has started). */
@@ -93,8 +95,34 @@ function mutate(bytes: Buffer, mutations: Mutation[]): Buffer {
   return out;
 }
 
-/** The cost a 200 states: the JSON body's costMicroUsd, or the closing chunk's on a stream. */
+/** The JSON-RPC answer of an MCP request, or undefined for any other answer. */
+function rpcAnswer(
+  answer: Answer,
+): { result?: Record<string, unknown>; error?: { code: number } } | undefined {
+  if (!String(answer.headers['content-type']).startsWith('application/json')) return undefined;
+  try {
+    const body = JSON.parse(answer.text) as { jsonrpc?: unknown };
+    return body.jsonrpc === '2.0' ? (body as ReturnType<typeof rpcAnswer>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for an answer that sold the call: a 200, and over MCP a result stating its cost (not an error). */
+function sold(answer: Answer): boolean {
+  if (answer.status !== 200) return false;
+  const rpc = rpcAnswer(answer);
+  return (
+    rpc === undefined ||
+    (rpc.result?._meta as Record<string, unknown> | undefined)?.['kasir/costMicroUsd'] !== undefined
+  );
+}
+
+/** The cost a 200 states: the JSON body's costMicroUsd (an MCP result's `_meta`), or the closing chunk's on a stream. */
 function statedCost(answer: Answer): number | undefined {
+  const rpc = rpcAnswer(answer);
+  if (rpc)
+    return (rpc.result?._meta as { 'kasir/costMicroUsd'?: number } | undefined)?.['kasir/costMicroUsd'];
   if (String(answer.headers['content-type']).startsWith('text/event-stream')) {
     const chunks = answer.text.split('\n\n').filter((f) => f.startsWith('data: {'));
     const last = JSON.parse((chunks.at(-1) ?? 'data: {}').slice(6)) as { costMicroUsd?: number };
@@ -140,7 +168,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   });
 
   async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
-    const sent: Record<string, string> = {};
+    const sent: Record<string, string> = { ...routeHeaders(path) };
     for (const [name, value] of Object.entries(headers)) sent[name] = value.replaceAll(KEY, key);
     const res = await request(`${server.url}${path}`, {
       method: 'POST',
@@ -191,7 +219,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
   function checkAnswer(answer: Answer, quoteOf: () => number): void {
     expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
     const chargedHeader = answer.headers['x-service-charged-micro-usd'];
-    if (answer.status !== 200) {
+    if (!sold(answer)) {
       if (chargedHeader !== undefined) expect(chargedHeader).toBe('0');
       return;
     }
@@ -216,7 +244,7 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
       await fc.assert(
         fc.asyncProperty(route.valid, async (body) => {
           const answer = await sendPaid(route, body);
-          expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+          expect(sold(answer), answer.text.slice(0, 300)).toBe(true);
           checkAnswer(
             answer,
             quoteOf(() => body),
@@ -310,7 +338,7 @@ describe.each(RAIL_CONFIGS)('paid routes under arbitrary input with %s', (config
 
   async function send(path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
     // Sent from a browser agent's origin: every answer, paid or refused, must be readable by it (CORS).
-    const sent: Record<string, string> = { origin: 'https://agent.example' };
+    const sent: Record<string, string> = { origin: 'https://agent.example', ...routeHeaders(path) };
     for (const [name, value] of Object.entries(headers)) sent[name] = value.replaceAll(KEY, key);
     const res = await request(`${server.url}${path}`, {
       method: 'POST',
@@ -328,7 +356,7 @@ describe.each(RAIL_CONFIGS)('paid routes under arbitrary input with %s', (config
     if (!railOff) expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
     expect(answer.headers['access-control-allow-origin']).toBe('*');
     const chargedHeader = answer.headers['x-service-charged-micro-usd'];
-    if (answer.status !== 200) {
+    if (!sold(answer)) {
       if (chargedHeader !== undefined) expect(chargedHeader).toBe('0');
       return;
     }
@@ -350,13 +378,21 @@ describe.each(RAIL_CONFIGS)('paid routes under arbitrary input with %s', (config
         fc.asyncProperty(route.valid, async (body) => {
           const json = JSON.stringify(body);
           const unpaid = await send(route.path, json, { 'content-type': 'application/json' });
-          expect(unpaid.status, unpaid.text.slice(0, 300)).toBe(off ? 503 : 402);
-          expect(unpaid.headers['www-authenticate'] !== undefined).toBe(!off);
+          const rpc = rpcAnswer(unpaid);
+          if (rpc) {
+            // Over MCP, the 402 is the payment-required JSON-RPC error, listing the rails the route's 402 lists.
+            expect(rpc.error?.code, unpaid.text.slice(0, 300)).toBe(-32042);
+            const rails = (rpc.error as { data?: { rails?: unknown[] } }).data?.rails ?? [];
+            expect(rails.length).toBe(kasir.deps.rails.accepting('/v1/tools/exchange-rate').length);
+          } else {
+            expect(unpaid.status, unpaid.text.slice(0, 300)).toBe(off ? 503 : 402);
+            expect(unpaid.headers['www-authenticate'] !== undefined).toBe(!off);
+          }
           const answer = await send(route.path, json, {
             'content-type': 'application/json',
             authorization: `Bearer ${KEY}`,
           });
-          expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+          expect(sold(answer), answer.text.slice(0, 300)).toBe(true);
           checkAnswer(
             answer,
             quoteOf(() => body),

@@ -27,7 +27,31 @@ export interface PaidRouteCase {
   rail?: 'prepaid' | 'x402' | 'mpp';
   /** The request as the catalog quotes it, when the route names part of it in its path. Default: the body. */
   quoted?: (body: Record<string, unknown>) => Record<string, unknown>;
+  /** Headers every request to the route carries (an MCP client's Accept). */
+  headers?: Record<string, string>;
 }
+
+/** The Accept header of an MCP Streamable HTTP client. */
+export const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
+
+/**
+ * A `tools/call` over MCP (JSON-RPC on POST /mcp) of the catalog entry `id`, named `name`: the arguments are the
+ * entry's input, so the catalog quotes them. Paid with the key in `Authorization: Bearer` like any route.
+ */
+const mcpCall = (name: string, id: string, args: fc.Arbitrary<Record<string, unknown>>): PaidRouteCase => ({
+  path: '/mcp',
+  valid: fc.tuple(fc.integer({ min: 1, max: 1e6 }), args).map(([rpcId, a]) => ({
+    jsonrpc: '2.0',
+    id: rpcId,
+    method: 'tools/call',
+    params: { name, arguments: a },
+  })),
+  headers: MCP_ACCEPT,
+  quoted: (body) => ({
+    ...((body.params as { arguments?: Record<string, unknown> } | undefined)?.arguments ?? {}),
+    model: id,
+  }),
+});
 
 /** Chat models on each of the three upstream wire formats (all served by local fakes). */
 const CHAT_MODELS = ['openai/gpt-4.1-mini', 'anthropic/claude-haiku-4-5', 'google/gemini-2.5-flash'];
@@ -175,6 +199,7 @@ export const PAID_ROUTES: PaidRouteCase[] = [
     quoted: (body) => ({ ...body, model: 'openai/gpt-4.1-mini' }),
   },
   tool('exchange-rate', EXCHANGE_RATE_BODY),
+  mcpCall('tools__exchange-rate', 'tools/exchange-rate', EXCHANGE_RATE_BODY),
   {
     path: '/x402/tools/exchange-rate',
     valid: EXCHANGE_RATE_BODY,
