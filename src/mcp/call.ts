@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { CatalogEntry } from '../catalog/types.js';
+import { type CatalogEntry, methodOf } from '../catalog/types.js';
 import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
 import {
   credentialChallengeId,
@@ -30,9 +30,8 @@ export interface EntryRoute {
 
 export function routeOf(entry: CatalogEntry): EntryRoute {
   if (entry.kind === 'model') return { method: 'POST', path: entry.route };
-  // A free lookup sold as a catalog entry may be a GET route taking its input as the query string.
-  const method = (entry as { method?: unknown }).method === 'GET' ? 'GET' : 'POST';
-  return { method, path: entry.path ?? `/v1/${entry.id}` };
+  // A free lookup is a GET route taking its input as the query string.
+  return { method: methodOf(entry), path: entry.path ?? `/v1/${entry.id}` };
 }
 
 /** The HTTP request a tool call stands for (without the origin). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../catalog/load.js';
-import type { CatalogEntry, ToolEntry } from '../catalog/types.js';
+import type { CatalogEntry } from '../catalog/types.js';
 import type { OfferRegistry } from '../offers/registry.js';
 import { requestOf } from './call.js';
 import { SpendingCaps } from './spending.js';
@@ -13,19 +13,11 @@ const everything: OfferRegistry = {
   },
   available: () => true,
   unavailableReason: () => undefined,
+  offered: () => [...catalog.offered()],
 };
 
-/** A free lookup as it will be once it is a catalog entry: a tool at zero on every rail, served by GET. */
-const freeLookup = {
-  kind: 'tool',
-  id: 'tools/terbilang',
-  name: 'Terbilang',
-  description: 'Spells out a number in Indonesian words.',
-  input: { type: 'object', properties: { n: { type: 'string' } }, required: ['n'] },
-  price: { walletMicroUsd: 0, prepaidMicroUsd: 0 },
-  path: '/v1/tools/terbilang',
-  method: 'GET',
-} as ToolEntry & { method: 'GET' };
+/** A free lookup: a catalog entry at zero on every rail, served by GET. */
+const freeLookup = catalog.find('tools/terbilang') as CatalogEntry;
 
 describe('the MCP tool list', () => {
   it('names each entry from its id, uniquely, within what MCP names allow', () => {
@@ -67,12 +59,16 @@ describe('the MCP tool list', () => {
       seen.push(...page.tools.map((t) => t.name));
       cursor = page.nextCursor;
     } while (cursor);
-    expect(seen).toEqual(catalog.entries().map(toolNameOf));
+    expect(seen).toEqual(catalog.offered().map(toolNameOf));
     expect(() => list.page('bm9wZQ')).toThrow(/invalid cursor/);
   });
 
   it('lists only what the offer registry can sell, and resolves names and ids to it', () => {
-    const onlyTools: OfferRegistry = { ...everything, available: (e) => e.kind === 'tool' };
+    const onlyTools: OfferRegistry = {
+      ...everything,
+      available: (e) => e.kind === 'tool',
+      offered: () => catalog.offered().filter((e) => e.kind === 'tool'),
+    };
     const list = new ToolList(catalog, onlyTools);
     expect(list.all().length).toBe(catalog.tools().length);
     expect(list.entryOf('tools__exchange-rate')?.id).toBe('tools/exchange-rate');

@@ -5,9 +5,16 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isLoadedCatalog } from '../catalog/load.js';
+import { isLoadedCatalog } from '../catalog/served.js';
 import { priceSummary } from '../catalog/summary.js';
-import { type Catalog, type CatalogEntry, idField, type JsonSchema } from '../catalog/types.js';
+import {
+  type Catalog,
+  type CatalogEntry,
+  idField,
+  isFree,
+  isReadOnly,
+  type JsonSchema,
+} from '../catalog/types.js';
 import type { OfferRegistry } from '../offers/registry.js';
 
 /** Tools per `tools/list` page. */
@@ -38,11 +45,6 @@ export function priceLine(catalog: Catalog, entry: CatalogEntry): string {
       ? `${s.inputRateMicroUsd} micro-USD per ${s.per} input tokens and ${s.rateMicroUsd} per ${s.per} output tokens`
       : `up to ${s.rateMicroUsd} micro-USD per ${s.per === 1 ? '' : `${s.per} `}${s.unit}`;
   return `Price: ${rate}; a call costs ${s.minMicroUsd} to ${s.maxMicroUsd} micro-USD, quoted exactly before payment and charged only on success.`;
-}
-
-/** True when the entry costs nothing on every rail (a free lookup). */
-export function isFree(entry: CatalogEntry): boolean {
-  return entry.kind !== 'model' && entry.price.walletMicroUsd === 0 && entry.price.prepaidMicroUsd === 0;
 }
 
 /** The entry's input schema as an MCP `inputSchema`: an object schema, without the fields the tool itself fixes. */
@@ -82,6 +84,7 @@ const KIND_WORD: Record<CatalogEntry['kind'], string> = {
   model: 'Model',
   tool: 'Tool',
   recipe: 'Recipe',
+  lookup: 'Lookup',
 };
 
 /** One entry as an MCP tool. */
@@ -96,9 +99,9 @@ export function toolOf(catalog: Catalog, entry: CatalogEntry): Tool {
     ...(free ? {} : { outputSchema: outputSchemaOf(entry) }),
     annotations: {
       title: entry.name,
-      readOnlyHint: free,
+      readOnlyHint: isReadOnly(entry),
       destructiveHint: false,
-      idempotentHint: free,
+      idempotentHint: isReadOnly(entry),
       openWorldHint: !free,
     },
     _meta: { 'kasir/id': entry.id, 'kasir/kind': entry.kind },
@@ -121,8 +124,8 @@ export class ToolList {
     if (this.built?.version === version) return this.built;
     const tools: Tool[] = [];
     const byName = new Map<string, CatalogEntry>();
-    for (const entry of this.catalog.entries()) {
-      if (!this.offers.available(entry)) continue;
+    // Everything offered here, sold or free (the registry lists only what can run in this configuration).
+    for (const entry of this.offers.offered()) {
       const tool = toolOf(this.catalog, entry);
       if (byName.has(tool.name)) continue;
       byName.set(tool.name, entry);

@@ -87,29 +87,46 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
   it('lists every available catalog entry, page by page, each input schema valid JSON Schema', async () => {
     const client = await connect();
     const { tools, pages } = await listAllTools(client);
-    const available = kasir.deps.catalog.entries().filter((e) => kasir.deps.offers.available(e));
+    const available = kasir.deps.catalog.offered().filter((e) => kasir.deps.offers.available(e));
     expect(tools.map((t) => t.name).sort()).toEqual(available.map(toolNameOf).sort());
     expect(pages).toBeGreaterThan(1);
-    const unavailable = kasir.deps.catalog.entries().filter((e) => !kasir.deps.offers.available(e));
+    const unavailable = kasir.deps.catalog.offered().filter((e) => !kasir.deps.offers.available(e));
     for (const e of unavailable) expect(tools.some((t) => t.name === toolNameOf(e))).toBe(false);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
-      // A paid entry declares the envelope of its answer (the SDK client checks every result against it).
-      expect(tool.outputSchema, tool.name).toBeDefined();
+      const free = tool._meta?.['kasir/kind'] === 'lookup';
+      // A paid entry declares the envelope of its answer (the SDK client checks every result against it); a free
+      // lookup's answer has no envelope, and it only reads.
+      if (free) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+      else expect(tool.outputSchema, tool.name).toBeDefined();
       expect(() => ajv.compile(tool.outputSchema ?? {}), tool.name).not.toThrow();
       expect(tool.description).toMatch(/micro-USD|Free/);
       expect(tool.title).toBeTruthy();
     }
-    const kinds = { model: 0, tool: 0, recipe: 0 };
+    const kinds = { model: 0, tool: 0, recipe: 0, lookup: 0 };
     for (const e of available) kinds[e.kind]++;
     expect(kinds.model).toBeGreaterThan(0);
     expect(kinds.tool).toBeGreaterThan(0);
+    expect(kinds.lookup).toBe(6);
     const chat = tools.find((t) => t.name === toolNameOf(kasir.deps.catalog.find(CHAT_MODEL) as never));
     expect(chat?.inputSchema.properties).not.toHaveProperty('model');
     expect(chat?.inputSchema.required ?? []).not.toContain('model');
+  });
+
+  it('calls a free lookup with no payment: the same answer as its GET route, nothing charged', async () => {
+    const { key, accountId } = await kasir.fundedKey(1_000_000);
+    const before = await kasir.balance(accountId);
+    const anonymous = await connect();
+    const answer = await anonymous.callTool({ name: 'tools__terbilang', arguments: { n: '1250000' } });
+    expect(answer.isError).toBeFalsy();
+    const overHttp = await (await fetch(`${server.url}/v1/tools/terbilang?n=1250000`)).json();
+    expect(answer.structuredContent).toEqual(overHttp);
+    const withKey = await (await connect(key)).callTool({ name: 'tools__terbilang', arguments: { n: '7' } });
+    expect(withKey.isError).toBeFalsy();
+    expect(await kasir.balance(accountId)).toEqual(before);
   });
 
   it('sells a paid tool and a chat model on a key: charged exactly the quote', async () => {
@@ -362,7 +379,7 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const agent = await bridged({ key, caps: { perCallMicroUsd: price, sessionMicroUsd: price * 2 } });
     const { tools } = await listAllTools(agent);
     expect(tools.length).toBe(
-      kasir.deps.catalog.entries().filter((e) => kasir.deps.offers.available(e)).length,
+      kasir.deps.catalog.offered().filter((e) => kasir.deps.offers.available(e)).length,
     );
     const paid = await agent.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
     expect(paid._meta?.['kasir/costMicroUsd']).toBe(price);
