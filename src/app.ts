@@ -7,6 +7,7 @@ import { ApiError, invalidInput } from './http/errors.js';
 import { LaneApp } from './http/lanes.js';
 import { allowedMethods } from './http/method-not-allowed.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { channelManagement } from './rails/channel/management.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { catalogFacts, mountCatalogRoutes } from './routes/catalog.js';
 import { mountChannelRoutes } from './routes/channels.js';
@@ -54,6 +55,7 @@ export function createApp(deps: Deps): LaneApp {
   mountLookupRoutes(app);
   mountKeyRoutes(app, deps);
   mountChannelRoutes(app, deps);
+  const { channels } = deps;
   const checkoutDeps: CheckoutDeps = {
     catalog: deps.catalog,
     rails: deps.rails,
@@ -66,6 +68,7 @@ export function createApp(deps: Deps): LaneApp {
       trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
       voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
     },
+    manage: channels ? (x) => channelManagement({ db: deps.db, ...channels }, x) : undefined,
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountToolRoutes(app, deps, checkoutDeps);

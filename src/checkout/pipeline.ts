@@ -47,6 +47,8 @@ export interface CheckoutDeps {
   jobs?: JobRunner;
   /** How streams are metered on rails that can meter them (payment channels); absent, none is. */
   metering?: MeteringSettings;
+  /** Answers a request that only manages a payment channel (no call to sell), else null; absent, channels are off. */
+  manage?: (x: Exchange) => Promise<Response> | null;
 }
 
 export interface Sale {
@@ -117,6 +119,8 @@ const withHeaders = (err: ApiError, headers: Record<string, string>) =>
  * authorization already carries the rail's receipt.
  */
 export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
+  const managed = deps.manage?.(x);
+  if (managed) return managed;
   // A catch handler rather than an enclosing try: on the success path (every paid call) it adds one promise.
   return read()
     .then((sale) => checkout(x, deps, sale))

@@ -1,8 +1,10 @@
 /**
- * The chain side of payment channels, behind one interface: read a channel's descriptor and state, close it with
- * the highest voucher. The Tempo implementation uses mppx's TIP-1034 escrow primitives (the precompile's ABI,
- * reads and transactions); tests use an in-process fake with the same behaviour.
+ * The chain side of payment channels, behind one interface: broadcast a payer's signed open or top-up transaction
+ * (an mppx session credential's), read a channel's state, close it with the highest voucher. The Tempo
+ * implementation uses mppx's TIP-1034 escrow primitives (the precompile's ABI, its transaction checks, reads and
+ * writes); tests use an in-process fake with the same behaviour.
  */
+import { Errors } from 'mppx';
 import { Session } from 'mppx/tempo';
 import { createClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -10,6 +12,7 @@ import { getCode } from 'viem/actions';
 import { tempo as tempoMainnet } from 'viem/chains';
 import type { MppChannelConfig, MppTempoConfig } from '../../config-mpp.js';
 import { ApiError } from '../../http/errors.js';
+import { PaymentRefusal } from '../types.js';
 
 export type ChannelDescriptor = Session.Precompile.Channel.ChannelDescriptor;
 
@@ -27,6 +30,16 @@ export interface ChannelBackend {
   idOf(descriptor: ChannelDescriptor): `0x${string}`;
   /** The channel's state on chain, or null when no such channel is open. */
   state(descriptor: ChannelDescriptor): Promise<ChannelState | null>;
+  /**
+   * Broadcasts a payer's signed `open` transaction (checked first against `expect`: this server's payee and
+   * currency) and answers the descriptor it opened, once the chain shows the channel.
+   */
+  broadcastOpen(
+    open: ChannelTransaction,
+    expect: { payee: string; token: string },
+  ): Promise<ChannelDescriptor>;
+  /** Broadcasts a payer's signed `topUp` transaction for the channel of `descriptor`. */
+  broadcastTopUp(topUp: ChannelTransaction & { additionalDeposit: bigint }): Promise<void>;
   /** Closes the channel: pays `capture` of the `cumulative` voucher to the payee, the rest back to the payer. */
   close(
     descriptor: ChannelDescriptor,
@@ -34,6 +47,15 @@ export interface ChannelBackend {
     capture: bigint,
     signature: `0x${string}`,
   ): Promise<string>;
+}
+
+/** A payer's signed channel transaction, as an mppx session credential carries it. */
+export interface ChannelTransaction {
+  channelId: `0x${string}`;
+  descriptor: ChannelDescriptor;
+  transaction: `0x${string}`;
+  /** The challenge's expiry (mppx checks sponsored transactions against it). */
+  challengeExpires?: string;
 }
 
 export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelConfig): ChannelBackend {
@@ -63,9 +85,50 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
       err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err);
     throw new ApiError('upstream_error', `the Tempo node could not ${what}: ${reason}`);
   };
+  /** mppx's refusal of a transaction (a 4xx: the payer's to fix) as kasir's, anything else as a chain failure. */
+  const txError = (what: string) => (err: unknown) => {
+    if (err instanceof Errors.PaymentError && err.status < 500) {
+      throw new PaymentRefusal(
+        'payment_invalid',
+        `the channel's ${what} transaction was refused: ${err.message}`,
+      );
+    }
+    return chainError(`take the channel's ${what}`, err);
+  };
   return {
     chainId: tempo.chainId,
     escrow: channels.escrow,
+    async broadcastOpen(open, expect) {
+      const { descriptor } = open;
+      const opened = await Chain.broadcastOpenTransaction({
+        client,
+        chainId: tempo.chainId,
+        escrowContract: channels.escrow,
+        serializedTransaction: open.transaction,
+        expectedChannelId: open.channelId,
+        expectedPayee: expect.payee as `0x${string}`,
+        expectedCurrency: expect.token as `0x${string}`,
+        expectedPayer: descriptor.payer,
+        expectedOperator: descriptor.operator,
+        expectedAuthorizedSigner: descriptor.authorizedSigner,
+        expectedExpiringNonceHash: descriptor.expiringNonceHash,
+        ...(open.challengeExpires ? { challengeExpires: open.challengeExpires } : {}),
+      }).catch(txError('open'));
+      return opened.descriptor;
+    },
+    async broadcastTopUp(topUp) {
+      await Chain.broadcastTopUpTransaction({
+        client,
+        chainId: tempo.chainId,
+        escrowContract: channels.escrow,
+        serializedTransaction: topUp.transaction,
+        descriptor: topUp.descriptor,
+        expectedChannelId: topUp.channelId,
+        expectedCurrency: topUp.descriptor.token,
+        additionalDeposit: topUp.additionalDeposit,
+        ...(topUp.challengeExpires ? { challengeExpires: topUp.challengeExpires } : {}),
+      }).catch(txError('top-up'));
+    },
     idOf: (descriptor) =>
       Channel.computeId({ ...descriptor, chainId: tempo.chainId, escrow: channels.escrow }),
     async state(descriptor) {
