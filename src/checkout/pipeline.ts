@@ -167,7 +167,14 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
       ...deps.rails.accepting(x.path).map((r) => quoteFor(r.priceClass).costMicroUsd),
     );
     assertWithinMaxPrice(maxPrice, cheapest, entry.id);
-    throw await paymentRequired(deps.rails, entry, quoteFor, req);
+    throw await paymentRequired(
+      deps.rails,
+      entry,
+      quoteFor,
+      req,
+      undefined,
+      firstTranche(deps, sale, input, quoteFor),
+    );
   }
   const quote = quoteFor(rail.priceClass);
   assertWithinMaxPrice(maxPrice, quote.costMicroUsd, entry.id);
@@ -209,7 +216,8 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
 
   const pricing = pricingOf(entry, quote);
   // A payment the rail refuses (or fails to settle) is answered with a fresh 402 listing every rail again.
-  const refused = (refusal: PaymentRefusal) => paymentRequired(deps.rails, entry, quoteFor, req, refusal);
+  const refused = (refusal: PaymentRefusal) =>
+    paymentRequired(deps.rails, entry, quoteFor, req, refusal, firstTranche(deps, sale, input, quoteFor));
   const metered = meteredPrice(deps, rail, sale, input, quote);
   let auth: Authorization;
   try {
@@ -231,17 +239,28 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
  */
 function meteredPrice(
   deps: CheckoutDeps,
-  rail: Rail,
+  rail: Rail | undefined,
   sale: Sale,
   input: Record<string, unknown>,
   quote: Quote,
 ): MeteredPrice | undefined {
   const settings = deps.metering;
-  if (!settings || !rail.authorizeMetered || sale.price || !sale.offer.metersStream?.(input))
+  if (!settings || (rail && !rail.authorizeMetered) || sale.price || !sale.offer.metersStream?.(input))
     return undefined;
   const price = deps.catalog.outputPrice(sale.offer.entry, input);
   if (!price) return undefined;
   return Object.assign((tokens: number) => Math.min(quote.costMicroUsd, price(tokens)), { settings });
+}
+
+/** What a rail that meters this call's stream asks for first (the input and the first tranche), if it would be metered. */
+function firstTranche(
+  deps: CheckoutDeps,
+  sale: Sale,
+  input: Record<string, unknown>,
+  quoteFor: (pc: PriceClass) => Quote,
+): number | undefined {
+  const metered = meteredPrice(deps, undefined, sale, input, quoteFor('wallet'));
+  return metered?.(metered.settings.trancheTokens);
 }
 
 /** One authorized call: runs the offer, settles exactly once, and answers. */

@@ -36,7 +36,9 @@ export function channelManagement(deps: ChannelManagementDeps, x: Exchange): Pro
   const credential = sessionCredentialOf(x.header('authorization'));
   if (!credential) return null;
   const length = Number(x.header('content-length') ?? 0);
-  const hasBody = length > 0 || x.header('transfer-encoding') !== undefined;
+  // mppx's management requests carry nothing but the credential: no body, so no length, encoding or type either.
+  const hasBody =
+    length > 0 || x.header('transfer-encoding') !== undefined || x.header('content-type') !== undefined;
   if (!isManagement(credential.payload, { method: x.method, hasQuery: false, hasBody })) return null;
   return manage(deps, credential).then((receipt) =>
     x.send(204, '', { 'payment-receipt': encodeReceipt(receipt), 'cache-control': 'no-store' }),

@@ -320,10 +320,16 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       const [secret] = await deps.secrets();
       const expires = new Date(Date.now() + deps.challengeTtlSeconds * 1000).toISOString();
       const challenge = secret
-        ? sessionChallenge(sessionTerms(deps), secret, pricing.quote.costMicroUsd, {
-            expires,
-            description: pricing.description,
-          })
+        ? // A metered stream's voucher covers only its input and first tranche: the challenge asks for that much.
+          sessionChallenge(
+            sessionTerms(deps),
+            secret,
+            pricing.firstTrancheMicroUsd ?? pricing.quote.costMicroUsd,
+            {
+              expires,
+              description: pricing.description,
+            },
+          )
         : null;
       return {
         headers: challenge ? [['www-authenticate', Challenge.serialize(challenge)]] : [],
