@@ -43,6 +43,7 @@ export interface Deps {
     realm: string;
     secrets: () => Promise<string[]>;
     challengeTtlSeconds: number;
+    suggestedDeposit: number;
   } | null;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */

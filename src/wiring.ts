@@ -118,6 +118,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
             realm: config.mpp.realm ?? new URL(config.publicBaseUrl).host,
             secrets: async () => (await loadSecrets(db)).map((s) => s.secret),
             challengeTtlSeconds: config.mpp.challengeTtlSeconds,
+            suggestedDeposit: channelConfig.suggestedDeposit,
           }
         : null;
     if (mpp) closers.push(async () => mpp.close());

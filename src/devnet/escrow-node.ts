@@ -265,9 +265,15 @@ export async function startEscrowNode(anvilUrl: string): Promise<EscrowNode> {
    * so each escrow call's own cost is estimated on its own (less the base cost of a transaction) and added.
    */
   async function escrowCallGas(request: unknown): Promise<bigint> {
-    const r = request as { from?: string; calls?: Array<{ to?: string; data?: string; input?: string }> };
+    const r = request as {
+      from?: string;
+      to?: string;
+      data?: string;
+      input?: string;
+      calls?: Array<{ to?: string; data?: string; input?: string }>;
+    };
     let extra = 0n;
-    for (const call of r?.calls ?? []) {
+    for (const call of r?.calls ?? [{ to: r?.to, data: r?.data, input: r?.input }]) {
       if (call.to?.toLowerCase() !== TIP1034_ESCROW.toLowerCase()) continue;
       const gas = await rpc('eth_estimateGas', [
         { from: r.from, to: call.to, data: call.data ?? call.input },

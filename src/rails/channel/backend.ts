@@ -26,6 +26,8 @@ export interface ChannelState {
 export interface ChannelBackend {
   readonly chainId: number;
   readonly escrow: `0x${string}`;
+  /** The address kasir closes channels with (MPP_CHANNEL_OPERATOR_KEY's): a channel's payee, or its operator. */
+  readonly closer: `0x${string}`;
   /** The channel id of a descriptor on this chain and escrow. */
   idOf(descriptor: ChannelDescriptor): `0x${string}`;
   /** The channel's state on chain, or null when no such channel is open. */
@@ -64,11 +66,8 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
     id: tempo.chainId,
     rpcUrls: { default: { http: [tempo.rpcUrl] } },
   });
-  const client = createClient({
-    chain,
-    transport: http(tempo.rpcUrl),
-    account: privateKeyToAccount(channels.operatorKey),
-  });
+  const closer = privateKeyToAccount(channels.operatorKey);
+  const client = createClient({ chain, transport: http(tempo.rpcUrl), account: closer });
   const { Chain, Channel } = Session.Precompile;
   /**
    * A chain call that failed, as an answer: 503 when the node has no escrow at the configured address (a node
@@ -98,6 +97,7 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
   return {
     chainId: tempo.chainId,
     escrow: channels.escrow,
+    closer: closer.address,
     async broadcastOpen(open, expect) {
       const { descriptor } = open;
       const opened = await Chain.broadcastOpenTransaction({
@@ -137,9 +137,13 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
       );
       return state.deposit === 0n && state.settled === 0n ? null : state;
     },
+    // Closed only once the close is mined and succeeded: a reverted close leaves the channel open on chain.
     close: (descriptor, cumulative, capture, signature) =>
-      Chain.closeOnChain(client, descriptor, cumulative, capture, signature, channels.escrow).catch((err) =>
-        chainError('close the channel', err),
-      ),
+      Chain.closeOnChain(client, descriptor, cumulative, capture, signature, channels.escrow)
+        .then(async (hash) => {
+          await Chain.waitForSuccessfulReceipt(client, hash);
+          return hash;
+        })
+        .catch((err) => chainError('close the channel', err)),
   };
 }

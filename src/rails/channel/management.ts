@@ -3,10 +3,10 @@
  * sends these to the URL it pays): a voucher sent on its own (what a metered stream's `payment-need-voucher` asked
  * for; it wakes the stream), an open without a call, a top-up (the payer's signed transaction, broadcast here), and
  * a cooperative close (the payer's final voucher, then the channel closed on chain capturing what was spent).
- * Each answers 204 with the session receipt; bad input is a 4xx naming what is wrong.
+ * Each answers 200 with the session receipt (header and body); bad input is a 4xx naming what is wrong.
  */
 import { ApiError } from '../../http/errors.js';
-import type { Exchange } from '../../http/exchange.js';
+import { type Exchange, sendJson } from '../../http/exchange.js';
 import type { Db } from '../../store/db.js';
 import type { ChannelBackend } from './backend.js';
 import { sessionVoucher } from './rail.js';
@@ -40,8 +40,12 @@ export function channelManagement(deps: ChannelManagementDeps, x: Exchange): Pro
   const hasBody =
     length > 0 || x.header('transfer-encoding') !== undefined || x.header('content-type') !== undefined;
   if (!isManagement(credential.payload, { method: x.method, hasQuery: false, hasBody })) return null;
+  // 200 with the receipt as the body too (mppx's server answers 204; its client takes any 2xx).
   return manage(deps, credential).then((receipt) =>
-    x.send(204, '', { 'payment-receipt': encodeReceipt(receipt), 'cache-control': 'no-store' }),
+    sendJson(x, 200, JSON.stringify(receipt), {
+      'payment-receipt': encodeReceipt(receipt),
+      'cache-control': 'no-store',
+    }),
   );
 }
 

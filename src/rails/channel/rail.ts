@@ -9,6 +9,7 @@
  * that apart while the call runs, however long): the sweeper gives back what a process that died mid-call left held.
  */
 import { Challenge } from 'mppx';
+import { ApiError } from '../../http/errors.js';
 import { nowIso } from '../../ledger/ids.js';
 import { recordWalletUsage } from '../../ledger/wallet-payments.js';
 import type { CallSignal } from '../../providers/call-signal.js';
@@ -83,6 +84,8 @@ export interface ChannelRailDeps {
   secrets: () => Promise<string[]>;
   /** How long a session challenge can be answered (MPP_CHALLENGE_TTL_SECONDS). */
   challengeTtlSeconds: number;
+  /** The deposit session challenges suggest (MPP_CHANNEL_SUGGESTED_DEPOSIT, base units). */
+  suggestedDeposit: number;
 }
 
 /** What identify found: a session credential, a `Payment-Voucher`, or an unreadable one (null). */
@@ -99,6 +102,13 @@ export async function sessionVoucher(
   checkSessionCredential(credential, await deps.secrets());
   const { payload, challenge } = credential;
   if (payload.action === 'open') {
+    const operator = operatorOf(deps);
+    const named = (payload.descriptor as { operator?: string } | undefined)?.operator ?? '';
+    if (operator && named.toLowerCase() !== operator.toLowerCase()) {
+      throw new ApiError('invalid_input', `a channel to this server must name ${operator} as its operator`, [
+        { field: 'payload.descriptor.operator', message: `must be ${operator}` },
+      ]);
+    }
     const expect = { payee: deps.payee, token: deps.currency };
     const descriptor = await deps.backend.broadcastOpen(
       {
@@ -121,7 +131,16 @@ export const sessionTerms = (deps: ChannelRailDeps): SessionTerms => ({
   payee: deps.payee,
   currency: deps.currency,
   realm: deps.realm,
+  suggestedDeposit: deps.suggestedDeposit,
+  operator: operatorOf(deps),
 });
+
+/** The operator a channel must name for kasir to close it: none when kasir closes as the payee itself. */
+function operatorOf(deps: Pick<ChannelRailDeps, 'backend' | 'payee'>): `0x${string}` | null {
+  const { closer } = deps.backend;
+  if (/^0x0{40}$/i.test(closer) || closer.toLowerCase() === deps.payee.toLowerCase()) return null;
+  return closer;
+}
 
 export function createChannelRail(deps: ChannelRailDeps): Rail {
   const { db, backend } = deps;

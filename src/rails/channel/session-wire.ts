@@ -26,6 +26,10 @@ export interface SessionTerms {
   payee: string;
   currency: string;
   realm: string;
+  /** The deposit a new channel is suggested to open with (base units). */
+  suggestedDeposit: number;
+  /** The operator new channels must name (the key kasir closes with, when it is not the payee's), else null. */
+  operator: `0x${string}` | null;
 }
 
 const ACTIONS = new Set(['open', 'voucher', 'topUp', 'close']);
@@ -78,7 +82,13 @@ export function sessionChallenge(
       currency: terms.currency,
       recipient: terms.payee,
       unitType: 'request',
-      methodDetails: { chainId: terms.chainId, escrowContract: terms.escrow, sessionProtocol: 'v2' },
+      suggestedDeposit: String(terms.suggestedDeposit),
+      methodDetails: {
+        chainId: terms.chainId,
+        escrowContract: terms.escrow,
+        sessionProtocol: 'v2',
+        ...(terms.operator ? { operator: terms.operator } : {}),
+      },
     },
   });
 }
