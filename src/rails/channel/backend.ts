@@ -84,9 +84,14 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
       err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err);
     throw new ApiError('upstream_error', `the Tempo node could not ${what}: ${reason}`);
   };
-  /** mppx's refusal of a transaction (a 4xx: the payer's to fix) as kasir's, anything else as a chain failure. */
+  /**
+   * mppx's refusal of a transaction (a 4xx: the payer's to fix) as kasir's, anything else as a chain failure. A
+   * transaction mppx cannot even read (its checks run before anything is sent) is the payer's too.
+   */
   const txError = (what: string) => (err: unknown) => {
-    if (err instanceof Errors.PaymentError && err.status < 500) {
+    const unreadable =
+      err instanceof Error && !(err instanceof Errors.PaymentError) && !('shortMessage' in err);
+    if ((err instanceof Errors.PaymentError && err.status < 500) || unreadable) {
       throw new PaymentRefusal(
         'payment_invalid',
         `the channel's ${what} transaction was refused: ${err.message}`,
@@ -94,14 +99,25 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
     }
     return chainError(`take the channel's ${what}`, err);
   };
+  /** Runs mppx's checks of a payer's transaction, which read nothing from the chain: any failure is the payer's. */
+  const checked = (what: string, check: () => unknown) => {
+    try {
+      check();
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new PaymentRefusal(
+        'payment_invalid',
+        `payload.transaction: the ${what} transaction is refused: ${reason}`,
+      );
+    }
+  };
   return {
     chainId: tempo.chainId,
     escrow: channels.escrow,
     closer: closer.address,
     async broadcastOpen(open, expect) {
       const { descriptor } = open;
-      const opened = await Chain.broadcastOpenTransaction({
-        client,
+      const parameters = {
         chainId: tempo.chainId,
         escrowContract: channels.escrow,
         serializedTransaction: open.transaction,
@@ -113,12 +129,13 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
         expectedAuthorizedSigner: descriptor.authorizedSigner,
         expectedExpiringNonceHash: descriptor.expiringNonceHash,
         ...(open.challengeExpires ? { challengeExpires: open.challengeExpires } : {}),
-      }).catch(txError('open'));
+      };
+      checked('open', () => Chain.validateOpenCredentialTransaction(parameters));
+      const opened = await Chain.broadcastOpenTransaction({ client, ...parameters }).catch(txError('open'));
       return opened.descriptor;
     },
     async broadcastTopUp(topUp) {
-      await Chain.broadcastTopUpTransaction({
-        client,
+      const parameters = {
         chainId: tempo.chainId,
         escrowContract: channels.escrow,
         serializedTransaction: topUp.transaction,
@@ -127,7 +144,9 @@ export function tempoChannelBackend(tempo: MppTempoConfig, channels: MppChannelC
         expectedCurrency: topUp.descriptor.token,
         additionalDeposit: topUp.additionalDeposit,
         ...(topUp.challengeExpires ? { challengeExpires: topUp.challengeExpires } : {}),
-      }).catch(txError('top-up'));
+      };
+      checked('top-up', () => Chain.validateTopUpCredentialTransaction(parameters));
+      await Chain.broadcastTopUpTransaction({ client, ...parameters }).catch(txError('top-up'));
     },
     idOf: (descriptor) =>
       Channel.computeId({ ...descriptor, chainId: tempo.chainId, escrow: channels.escrow }),

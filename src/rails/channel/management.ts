@@ -11,6 +11,7 @@ import type { Db } from '../../store/db.js';
 import type { ChannelBackend } from './backend.js';
 import { sessionVoucher } from './rail.js';
 import {
+  channelTransactionOf,
   checkSessionCredential,
   encodeReceipt,
   isManagement,
@@ -83,11 +84,12 @@ async function manage(deps: ChannelManagementDeps, credential: SessionCredential
         { field: 'payload.additionalDeposit', message: 'must be a decimal string of base units' },
       ]);
     }
+    const { transaction } = channelTransactionOf(payload);
     const descriptor = JSON.parse(known.descriptor);
     await backend.broadcastTopUp({
       channelId: id as `0x${string}`,
       descriptor,
-      transaction: payload.transaction,
+      transaction,
       additionalDeposit: BigInt(payload.additionalDeposit),
       ...(challenge.expires ? { challengeExpires: challenge.expires } : {}),
     });

@@ -20,6 +20,7 @@ import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
 import { channelOfPath } from './paths.js';
 import {
+  channelTransactionOf,
   checkSessionCredential,
   encodeReceipt,
   type SessionCredential,
@@ -102,24 +103,24 @@ export async function sessionVoucher(
   checkSessionCredential(credential, await deps.secrets());
   const { payload, challenge } = credential;
   if (payload.action === 'open') {
+    const { descriptor, transaction } = channelTransactionOf(payload);
     const operator = operatorOf(deps);
-    const named = (payload.descriptor as { operator?: string } | undefined)?.operator ?? '';
-    if (operator && named.toLowerCase() !== operator.toLowerCase()) {
+    if (operator && descriptor.operator.toLowerCase() !== operator.toLowerCase()) {
       throw new ApiError('invalid_input', `a channel to this server must name ${operator} as its operator`, [
         { field: 'payload.descriptor.operator', message: `must be ${operator}` },
       ]);
     }
     const expect = { payee: deps.payee, token: deps.currency };
-    const descriptor = await deps.backend.broadcastOpen(
+    const opened = await deps.backend.broadcastOpen(
       {
         channelId: payload.channelId,
-        descriptor: payload.descriptor,
-        transaction: payload.transaction,
+        descriptor,
+        transaction,
         ...(challenge.expires ? { challengeExpires: challenge.expires } : {}),
       },
       expect,
     );
-    await registerChannel(deps.db, deps.backend, descriptor, expect);
+    await registerChannel(deps.db, deps.backend, opened, expect);
   }
   return voucherOf(payload);
 }

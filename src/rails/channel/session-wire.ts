@@ -7,6 +7,8 @@
  */
 import { Challenge, Credential } from 'mppx';
 import type { Session } from 'mppx/tempo';
+import { z } from 'zod';
+import { ApiError } from '../../http/errors.js';
 import { nowIso } from '../../ledger/ids.js';
 import { PaymentRefusal } from '../types.js';
 import type { Voucher } from './store.js';
@@ -138,6 +140,39 @@ export function voucherOf(payload: SessionPayload): Voucher {
     cumulative: BigInt(cumulativeAmount),
     signature: signature as `0x${string}`,
   };
+}
+
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
+const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex');
+const Descriptor = z.object({
+  payer: Address,
+  payee: Address,
+  operator: Address,
+  token: Address,
+  salt: Bytes32,
+  authorizedSigner: Address,
+  expiringNonceHash: Bytes32,
+});
+/** What an open or a top-up must carry besides its voucher: the channel's descriptor and the signed transaction. */
+const ChannelTransactionPayload = z.object({
+  descriptor: Descriptor,
+  transaction: z.string().regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'must be the signed transaction, as hex'),
+});
+
+/** An open or top-up payload's descriptor and transaction, checked; a 400 naming each bad field otherwise. */
+export function channelTransactionOf(payload: SessionPayload): z.infer<typeof ChannelTransactionPayload> & {
+  descriptor: { [K in keyof z.infer<typeof Descriptor>]: `0x${string}` };
+  transaction: `0x${string}`;
+} {
+  const parsed = ChannelTransactionPayload.safeParse(payload);
+  if (!parsed.success) {
+    throw new ApiError(
+      'invalid_input',
+      `the ${payload.action} credential is incomplete`,
+      parsed.error.issues.map((i) => ({ field: `payload.${i.path.join('.')}`, message: i.message })),
+    );
+  }
+  return parsed.data as ReturnType<typeof channelTransactionOf>;
 }
 
 /** A session receipt (what mppx's client reads from `Payment-Receipt` and `event: payment-receipt`). */
