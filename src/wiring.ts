@@ -125,9 +125,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     const rails = createRailRegistry(
       [
         createPrepaidRail({ db, keys, reserves }),
-        // Before MPP's: a `Payment` credential of the tempo/session intent is the channel rail's.
-        channels ? createChannelRail({ db, ...channels, holdTtlSeconds: config.holdTtlSeconds }) : null,
         mpp?.rail ?? null,
+        channels ? createChannelRail({ db, ...channels, holdTtlSeconds: config.holdTtlSeconds }) : null,
         x402,
       ].filter((r): r is Rail => r !== null),
     );

@@ -15,6 +15,7 @@ import type { MppConfig } from '../../config-mpp.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';
+import { isSessionCredential } from '../channel/session-wire.js';
 import type { PaidRequest, Pricing, Rail, RailChallenge } from '../types.js';
 import { PaymentRefusal } from '../types.js';
 import { microUsdToDollars, wholeCents } from './amounts.js';
@@ -86,6 +87,7 @@ function codeOf(err: Errors.PaymentError): ErrorCode {
 export function createMppRail(deps: MppRailDeps): Rail {
   const { db, log, config } = deps;
   const tempoOn = config.tempo !== undefined;
+  const channelsOn = tempoOn && config.channels !== undefined;
   const cardOn = config.stripe !== undefined;
   const refuse = (code: ErrorCode, message: string, details?: unknown) =>
     new PaymentRefusal(code, message, details);
@@ -165,7 +167,11 @@ export function createMppRail(deps: MppRailDeps): Rail {
     id: 'mpp',
     title: 'MPP: the Payment HTTP authentication scheme (Tempo stablecoin or card), per call',
     priceClass: 'wallet',
-    carries: (req) => /^payment\s/i.test(req.header('authorization') ?? ''),
+    // A tempo/session credential pays from a payment channel: the channel rail's, when channels are on.
+    carries: (req) => {
+      const header = req.header('authorization') ?? '';
+      return /^payment\s/i.test(header) && !(channelsOn && isSessionCredential(header));
+    },
 
     async identify(req) {
       const header = req.header('authorization') ?? '';
