@@ -53,12 +53,19 @@ export function channelManagement(deps: ChannelManagementDeps, x: Exchange): Pro
 async function manage(deps: ChannelManagementDeps, credential: SessionCredential) {
   const { db, backend } = deps;
   const { payload, challenge } = credential;
-  const receiptOf = (row: { id: string; accepted: number; spent: number; close_tx?: string | null }) =>
+  // The spend of ended calls: what running calls hold may still be given back (a receipt's spend never goes down).
+  const receiptOf = (row: {
+    id: string;
+    accepted: number;
+    spent: number;
+    in_flight: number;
+    close_tx?: string | null;
+  }) =>
     sessionReceipt({
       challengeId: challenge.id,
       channelId: row.id,
       accepted: row.accepted,
-      spent: row.spent,
+      spent: row.spent - row.in_flight,
       txHash: row.close_tx ?? null,
     });
   if (payload.action === 'open' || payload.action === 'voucher') {

@@ -183,10 +183,13 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       return this.hold.channelId;
     }
 
-    /** The channel's voucher and spend as last read, for the receipt. */
-    private seen(row: { accepted: number; spent: number }) {
+    /**
+     * The channel's voucher and spend as last read, for the receipt: the spend of ended calls only (what running
+     * calls hold may still be given back, and a receipt's spend must never go down: mppx's client checks that).
+     */
+    private seen(row: { accepted: number; spent: number; in_flight?: number }) {
       this.accepted = row.accepted;
-      this.spent = row.spent;
+      this.spent = row.spent - (row.in_flight ?? 0);
     }
 
     private async record(usage: UsageFacts, charged: number) {
@@ -305,7 +308,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       hold,
       req.path,
       row.accepted,
-      row.spent,
+      row.spent - row.in_flight,
       session?.challenge.id ?? null,
     );
   }
