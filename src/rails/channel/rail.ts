@@ -18,6 +18,13 @@ import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, Usage
 import { PaymentRefusal } from '../types.js';
 import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
+import {
+  type ChannelHold,
+  keepChannelHold,
+  newChannelHold,
+  raiseChannelHold,
+  settleChannelCall,
+} from './holds.js';
 import { channelOfPath } from './paths.js';
 import {
   channelTransactionOf,
@@ -29,16 +36,7 @@ import {
   sessionCredentialOf,
   voucherOf,
 } from './session-wire.js';
-import {
-  type ChannelHold,
-  keepChannelHold,
-  newChannelHold,
-  raiseChannelHold,
-  registerChannel,
-  settleChannelCall,
-  spendFromChannel,
-  type Voucher,
-} from './store.js';
+import { registerChannel, spendFromChannel, type Voucher } from './store.js';
 import type { VoucherBell } from './voucher-bell.js';
 
 export const PAYMENT_VOUCHER = 'payment-voucher';
