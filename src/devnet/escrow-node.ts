@@ -217,17 +217,17 @@ export async function startEscrowNode(anvilUrl: string): Promise<EscrowNode> {
     } catch {
       // anvil answers the parse error itself
     }
+    // Only what calls the escrow waits its turn (another payment's broadcast may take a while to be answered).
+    const callsEscrow = (r: RpcRequest) =>
+      JSON.stringify(r.params ?? '')
+        .toLowerCase()
+        .includes(ESCROW_HEX);
     const raws = requests
       .filter((r) => r.method === 'eth_sendRawTransaction' || r.method === 'eth_sendRawTransactionSync')
+      .filter(callsEscrow)
       .map((r) => String(r.params?.[0] ?? ''));
-    const simulations = requests.filter((r) => SIMULATIONS.has(r.method ?? ''));
-    const touches =
-      raws.length > 0 ||
-      simulations.some((r) =>
-        JSON.stringify(r.params ?? '')
-          .toLowerCase()
-          .includes(ESCROW_HEX),
-      );
+    const simulations = requests.filter((r) => SIMULATIONS.has(r.method ?? '')).filter(callsEscrow);
+    const touches = raws.length > 0 || simulations.length > 0;
     const post = () =>
       fetch(anvilUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     try {

@@ -371,7 +371,10 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
         id: 'channel',
         title: 'Payment channel (Tempo escrow, off-chain vouchers)',
         howToPay:
-          'Open a TIP-1034 channel on Tempo to the payee this server names in its 402, register it with ' +
+          "Pay with MPP's tempo/session intent: mppx's session client (`sessionManager` from `mppx/client`) answers " +
+          'the session challenge of the 402 by opening a TIP-1034 channel and pays every call by voucher, answers a ' +
+          "metered stream's `payment-need-voucher` by itself, and closes with `close()`. Or open a TIP-1034 channel " +
+          'on Tempo to the payee this server names in its 402 by hand, register it with ' +
           '`POST /v1/channels {"descriptor": {...}}`, then pay each /v1/* call with `Payment-Voucher: channel="<id>", ' +
           'cumulative="<total>", signature="<voucher>"` (cumulative in base units, covering all calls so far). ' +
           'A streamed chat is metered: when it sends `event: payment-need-voucher`, POST a voucher for its ' +
