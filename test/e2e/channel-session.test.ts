@@ -125,6 +125,19 @@ describe('payment channels with the mppx session client on the devnet', () => {
     });
     expect(replay.status).toBe(402);
     expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('voucher_too_low');
+    // The open credential sent again: not broadcast again, and its voucher is stale too.
+    const open = sent.find(
+      (s) =>
+        s.authorization &&
+        (Credential.deserialize(s.authorization).payload as { action?: string }).action === 'open',
+    );
+    const reopened = await kasir.app.request(CHAT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: open?.authorization as string },
+      body: JSON.stringify(chatBody(MODEL, 'opened again')),
+    });
+    expect(reopened.status).toBe(402);
+    expect(((await reopened.json()) as { error: { code: string } }).error.code).toBe('voucher_too_low');
     expect(stale).toBeDefined();
 
     // A metered stream: the voucher covers its first tranche; kasir asks for more, the client sends it, it goes on.

@@ -36,7 +36,7 @@ import {
   sessionCredentialOf,
   voucherOf,
 } from './session-wire.js';
-import { registerChannel, spendFromChannel, type Voucher } from './store.js';
+import { readChannel, registerChannel, spendFromChannel, type Voucher } from './store.js';
 import type { VoucherBell } from './voucher-bell.js';
 
 export const PAYMENT_VOUCHER = 'payment-voucher';
@@ -100,7 +100,8 @@ export async function sessionVoucher(
 ): Promise<Voucher> {
   checkSessionCredential(credential, await deps.secrets());
   const { payload, challenge } = credential;
-  if (payload.action === 'open') {
+  // An open already taken (a retry of its credential) is not broadcast again: its voucher is taken as any other.
+  if (payload.action === 'open' && !(await readChannel(deps.db, payload.channelId))) {
     const { descriptor, transaction } = channelTransactionOf(payload);
     const operator = operatorOf(deps);
     if (operator && descriptor.operator.toLowerCase() !== operator.toLowerCase()) {
