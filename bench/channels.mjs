@@ -20,14 +20,8 @@ requireBuild();
 const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
 const { openDb } = await import(dist('store/db.js'));
 const { loadConfig } = await import(dist('config/load.js'));
-const {
-  acceptVoucher,
-  newChannelHold,
-  raiseChannelHold,
-  registerChannel,
-  settleChannelCall,
-  spendFromChannel,
-} = await import(dist('rails/channel/store.js'));
+const { acceptVoucher, registerChannel, spendFromChannel } = await import(dist('rails/channel/store.js'));
+const { newChannelHold, raiseChannelHold, settleChannelCall } = await import(dist('rails/channel/holds.js'));
 const N = Number(process.env.BENCH_VOUCHERS ?? 2000);
 const ESCROW = '0x4d50500000000000000000000000000000000000';
 const CHAIN_ID = 1337;

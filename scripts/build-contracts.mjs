@@ -1,7 +1,8 @@
 // Compiles the devnet's contracts with the npm solc package and writes their artifacts next to the devnet code:
 // TestUSDC (EIP-3009) → src/devnet/test-usdc.json, TestUSDT (plain ERC-20) → src/devnet/test-usdt.json (ABI +
 // creation bytecode), and ExactPermit2Proxy → src/devnet/exact-permit2-proxy.json (ABI + runtime bytecode, set at
-// the canonical proxy address). Run by hand after editing a contract (`node scripts/build-contracts.mjs`); nothing
+// the canonical proxy address), and TIP20ChannelEscrow → src/devnet/tip20-channel-escrow.json (ABI + runtime
+// bytecode, set at the TIP-1034 escrow address on the Tempo devnet). Run by hand after editing a contract (`node scripts/build-contracts.mjs`); nothing
 // compiles at test or run time.
 import { readFileSync, writeFileSync } from 'node:fs';
 import solc from 'solc';
@@ -10,6 +11,7 @@ const CONTRACTS = [
   { name: 'TestUSDC', out: 'src/devnet/test-usdc.json', code: 'bytecode' },
   { name: 'TestUSDT', out: 'src/devnet/test-usdt.json', code: 'bytecode' },
   { name: 'ExactPermit2Proxy', out: 'src/devnet/exact-permit2-proxy.json', code: 'runtime' },
+  { name: 'TIP20ChannelEscrow', out: 'src/devnet/tip20-channel-escrow.json', code: 'runtime' },
 ];
 
 const sourceOf = (name) => `contracts/${name}.sol`;

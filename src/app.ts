@@ -10,6 +10,7 @@ import { allowedMethods } from './http/method-not-allowed.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { mountMcpRoutes } from './mcp/server.js';
 import { ToolList } from './mcp/tool-list.js';
+import { channelManagement } from './rails/channel/management.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { mountCatalogRoutes } from './routes/catalog.js';
 import { catalogFacts } from './routes/catalog-listing.js';
@@ -57,6 +58,7 @@ export function createApp(deps: Deps): LaneApp {
   mountMediaRoutes(app, deps);
   mountKeyRoutes(app, deps);
   mountChannelRoutes(app, deps);
+  const { channels } = deps;
   const checkoutDeps: CheckoutDeps = {
     catalog: deps.catalog,
     rails: deps.rails,
@@ -69,6 +71,7 @@ export function createApp(deps: Deps): LaneApp {
       trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
       voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
     },
+    manage: channels ? (x) => channelManagement({ db: deps.db, ...channels }, x) : undefined,
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountLookupRoutes(app, deps, checkoutDeps);

@@ -34,7 +34,17 @@ export interface Deps {
   /** The MPP rail's secrets (reloaded after a rotation); null when the rail is off. */
   mpp: Pick<OpenedMppRail, 'reload'> | null;
   /** Payment channels (their chain side and where they must pay); null when off. */
-  channels: { backend: ChannelBackend; payee: string; currency: string; bell: VoucherBell } | null;
+  channels: {
+    backend: ChannelBackend;
+    payee: string;
+    currency: string;
+    bell: VoucherBell;
+    /** What session challenges name and are signed with (rails/channel/session-wire.ts). */
+    realm: string;
+    secrets: () => Promise<string[]>;
+    challengeTtlSeconds: number;
+    suggestedDeposit: number;
+  } | null;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */
   chat: ChatRuntime;

@@ -28,6 +28,7 @@ import { type ChannelBackend, tempoChannelBackend } from './rails/channel/backen
 import { createChannelRail } from './rails/channel/rail.js';
 import { VoucherBell } from './rails/channel/voucher-bell.js';
 import { openMppRail } from './rails/mpp/open.js';
+import { loadSecrets } from './rails/mpp/secrets.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
@@ -114,6 +115,10 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
             payee: tempo.recipient,
             currency: tempo.currency,
             bell: new VoucherBell(),
+            realm: config.mpp.realm ?? new URL(config.publicBaseUrl).host,
+            secrets: async () => (await loadSecrets(db)).map((s) => s.secret),
+            challengeTtlSeconds: config.mpp.challengeTtlSeconds,
+            suggestedDeposit: channelConfig.suggestedDeposit,
           }
         : null;
     if (mpp) closers.push(async () => mpp.close());

@@ -9,11 +9,12 @@ import type { RailRegistry, WalletOff } from '../rails/registry.js';
 import type { PaidRequest, PaymentRefusal, Pricing } from '../rails/types.js';
 
 /** The offer and its price as the rails see them. */
-export const pricingOf = (entry: CatalogEntry, quote: Quote): Pricing => ({
+export const pricingOf = (entry: CatalogEntry, quote: Quote, firstTranche?: number): Pricing => ({
   offerId: entry.id,
   description: entry.name,
   quote,
   inputSchema: entry.input,
+  ...(firstTranche !== undefined ? { firstTrancheMicroUsd: firstTranche } : {}),
 });
 
 /**
@@ -34,6 +35,8 @@ export async function paymentRequired(
   quoteFor: (pc: PriceClass) => Quote,
   req: PaidRequest,
   refusal?: PaymentRefusal,
+  /** What a metering rail asks first, when the call's stream would be metered. */
+  firstTranche?: number,
 ): Promise<ApiError> {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   const off = rails.walletOff(req.path);
@@ -44,7 +47,9 @@ export async function paymentRequired(
   }
   const offered = [];
   const challenges = await Promise.all(
-    accepted.map((rail) => rail.challenge(pricingOf(entry, quoteFor(rail.priceClass)), req, refusal)),
+    accepted.map((rail) =>
+      rail.challenge(pricingOf(entry, quoteFor(rail.priceClass), firstTranche), req, refusal),
+    ),
   );
   for (const [i, challenge] of challenges.entries()) {
     if (!challenge) continue;

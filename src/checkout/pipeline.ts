@@ -48,6 +48,8 @@ export interface CheckoutDeps {
   jobs?: JobRunner;
   /** How streams are metered on rails that can meter them (payment channels); absent, none is. */
   metering?: MeteringSettings;
+  /** Answers a request that only manages a payment channel (no call to sell), else null; absent, channels are off. */
+  manage?: (x: Exchange) => Promise<Response> | null;
 }
 
 export interface Sale {
@@ -118,6 +120,8 @@ const withHeaders = (err: ApiError, headers: Record<string, string>) =>
  * authorization already carries the rail's receipt.
  */
 export function sell(x: Exchange, deps: CheckoutDeps, read: () => Promise<Sale>): Promise<Response> {
+  const managed = deps.manage?.(x);
+  if (managed) return managed;
   const unpaid = async (err: unknown): Promise<never> => {
     if (!(err instanceof ApiError)) throw err;
     const req = new ExchangeRequest(x, deps.publicBaseUrl);
@@ -200,7 +204,14 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
       ...deps.rails.accepting(x.path).map((r) => quoteFor(r.priceClass).costMicroUsd),
     );
     assertWithinMaxPrice(maxPrice, cheapest, entry.id);
-    throw await paymentRequired(deps.rails, entry, quoteFor, req);
+    throw await paymentRequired(
+      deps.rails,
+      entry,
+      quoteFor,
+      req,
+      undefined,
+      firstTranche(deps, sale, input, quoteFor),
+    );
   }
   const quote = quoteFor(rail.priceClass);
   assertWithinMaxPrice(maxPrice, quote.costMicroUsd, entry.id);
@@ -242,7 +253,8 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
 
   const pricing = pricingOf(entry, quote);
   // A payment the rail refuses (or fails to settle) is answered with a fresh 402 listing every rail again.
-  const refused = (refusal: PaymentRefusal) => paymentRequired(deps.rails, entry, quoteFor, req, refusal);
+  const refused = (refusal: PaymentRefusal) =>
+    paymentRequired(deps.rails, entry, quoteFor, req, refusal, firstTranche(deps, sale, input, quoteFor));
   const metered = meteredPrice(deps, rail, sale, input, quote);
   let auth: Authorization;
   try {
@@ -264,17 +276,28 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
  */
 function meteredPrice(
   deps: CheckoutDeps,
-  rail: Rail,
+  rail: Rail | undefined,
   sale: Sale,
   input: Record<string, unknown>,
   quote: Quote,
 ): MeteredPrice | undefined {
   const settings = deps.metering;
-  if (!settings || !rail.authorizeMetered || sale.price || !sale.offer.metersStream?.(input))
+  if (!settings || (rail && !rail.authorizeMetered) || sale.price || !sale.offer.metersStream?.(input))
     return undefined;
   const price = deps.catalog.outputPrice(sale.offer.entry, input);
   if (!price) return undefined;
   return Object.assign((tokens: number) => Math.min(quote.costMicroUsd, price(tokens)), { settings });
+}
+
+/** What a rail that meters this call's stream asks for first (the input and the first tranche), if it would be metered. */
+function firstTranche(
+  deps: CheckoutDeps,
+  sale: Sale,
+  input: Record<string, unknown>,
+  quoteFor: (pc: PriceClass) => Quote,
+): number | undefined {
+  const metered = meteredPrice(deps, undefined, sale, input, quoteFor('wallet'));
+  return metered?.(metered.settings.trancheTokens);
 }
 
 /** One authorized call: runs the offer, settles exactly once, and answers. */

@@ -5,7 +5,7 @@
 import type { Logger } from '../http/logger.js';
 import { sweepExpiredHolds } from '../ledger/books.js';
 import { releaseStaleWalletPayments } from '../ledger/wallet-payments.js';
-import { sweepChannelHolds } from '../rails/channel/store.js';
+import { sweepChannelHolds } from '../rails/channel/holds.js';
 import type { Db } from '../store/db.js';
 import { sweepIdempotency } from './idempotency.js';
 

@@ -40,6 +40,8 @@ export interface MppChannelConfig {
   streamTrancheTokens: number;
   /** How long a metered stream waits for a voucher it asked for before it ends. */
   voucherWaitMs: number;
+  /** The deposit session challenges suggest a new channel opens with (base units; the payer's client caps it). */
+  suggestedDeposit: number;
 }
 
 export interface MppConfig {
@@ -80,6 +82,7 @@ export const mppEnvShape = {
   MPP_CHANNEL_ESCROW: optional,
   MPP_CHANNEL_STREAM_TRANCHE_TOKENS: z.coerce.number().int().min(1).max(100_000).default(256),
   MPP_CHANNEL_VOUCHER_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  MPP_CHANNEL_SUGGESTED_DEPOSIT: z.coerce.number().int().min(1).max(1e15).default(10_000_000),
 } as Record<string, z.ZodType>;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -136,6 +139,7 @@ export function parseMpp(values: Record<string, unknown>, problems: string[]): M
           operatorKey: operatorKey as `0x${string}`,
           streamTrancheTokens: v.MPP_CHANNEL_STREAM_TRANCHE_TOKENS as number,
           voucherWaitMs: v.MPP_CHANNEL_VOUCHER_WAIT_MS as number,
+          suggestedDeposit: v.MPP_CHANNEL_SUGGESTED_DEPOSIT as number,
         }
       : undefined;
   return {
@@ -219,6 +223,12 @@ export const mppSettings: SettingsArea = {
       vars: ['MPP_CHANNEL_VOUCHER_WAIT_MS'],
       default: '`30000`',
       meaning: 'How long a metered stream waits for the voucher it asked for before it ends.',
+    },
+    {
+      vars: ['MPP_CHANNEL_SUGGESTED_DEPOSIT'],
+      default: '`10000000`',
+      meaning:
+        "The deposit (base units, i.e. micro-USD) the session challenge suggests a new channel opens with; the payer's client caps it at its own maximum.",
     },
   ],
 };

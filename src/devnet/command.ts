@@ -33,7 +33,7 @@ export function kasirEnv(evm: EvmDevnet): Record<string, string> {
 
 /**
  * The settings that make kasir accept MPP Tempo charges on the devnet's Tempo chain (fees sponsored; push payments
- * too, refunded from the payout wallet when their call fails).
+ * too, refunded from the payout wallet when their call fails) and payment channels on its TIP-1034 escrow.
  */
 export function mppEnv(tempo: TempoDevnet): Record<string, string> {
   return {
@@ -43,6 +43,8 @@ export function mppEnv(tempo: TempoDevnet): Record<string, string> {
     MPP_TEMPO_CURRENCY: tempo.currency,
     MPP_TEMPO_FEE_PAYER_KEY: tempo.feePayer.privateKey,
     MPP_TEMPO_REFUND_KEY: tempo.recipient.privateKey,
+    MPP_CHANNEL_OPERATOR_KEY: tempo.channelOperator.privateKey,
+    MPP_CHANNEL_ESCROW: tempo.escrow,
   };
 }
 
@@ -105,6 +107,7 @@ export async function startDevnet(): Promise<RunningDevnet> {
       rpcUrl: tempo.rpcUrl,
       chainId: tempo.chainId,
       currency: tempo.currency,
+      escrow: tempo.escrow,
       recipient: tempo.recipient.address,
       // Each payer is good for one payment on anvil (one expiring-nonce transaction per sender).
       payers,

@@ -1,11 +1,13 @@
 // A local Tempo chain for MPP: anvil in Tempo mode (the pathUSD TIP-20 stablecoin at its precompile address), a
-// recipient, an optional fee sponsor, and funded payers. anvil mines one expiring-nonce payment per sender and
-// drops later ones, so each payer is good for one payment: `fundPayer` makes another whenever one is needed.
+// recipient, an optional fee sponsor, funded payers, and the TIP-1034 channel escrow at the precompile's address
+// (escrow-node.ts: clients use its RPC front). anvil mines one expiring-nonce payment per sender and drops later
+// ones, so each payer is good for one payment (or one channel open): `fundPayer` makes another whenever needed.
 import { createClient, defineChain, http, parseAbi, publicActions, walletActions } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tempoLocalnet } from 'viem/chains';
 import { Actions } from 'viem/tempo';
 import { startAnvil } from './anvil.js';
+import { startEscrowNode, TIP1034_ESCROW } from './escrow-node.js';
 import type { DevnetKey } from './evm.js';
 
 /** pathUSD, the TIP-20 stablecoin every Tempo node has (6 decimals). */
@@ -18,10 +20,14 @@ export interface TempoDevnet {
   rpcUrl: string;
   chainId: number;
   currency: `0x${string}`;
+  /** The TIP-1034 channel escrow (at the precompile's address, as on Tempo networks). */
+  escrow: `0x${string}`;
   /** Receives payments, and sends refunds (MPP_TEMPO_REFUND_KEY): funded for refunds' network fees. */
   recipient: DevnetKey;
   /** Pays payers' network fees when kasir sponsors them (MPP_TEMPO_FEE_PAYER_KEY). */
   feePayer: DevnetKey;
+  /** Closes payment channels for the recipient (MPP_CHANNEL_OPERATOR_KEY): funded for network fees. */
+  channelOperator: DevnetKey;
   /** A new key holding `amount` pathUSD base units. */
   fundPayer(amount?: bigint): Promise<DevnetKey>;
   balanceOf(address: `0x${string}`): Promise<bigint>;
@@ -42,16 +48,21 @@ export async function startTempoDevnet(options: { chainId?: number } = {}): Prom
     chainId: options.chainId ?? tempoLocalnet.id,
     extraArgs: ['--network', 'tempo'],
   });
+  const node = await startEscrowNode(anvil.rpcUrl).catch(async (err) => {
+    await anvil.stop();
+    throw err;
+  });
+  const rpcUrl = node.rpcUrl;
   try {
     const chain = defineChain({
       ...tempoLocalnet,
       id: anvil.chainId,
-      rpcUrls: { default: { http: [anvil.rpcUrl] } },
+      rpcUrls: { default: { http: [rpcUrl] } },
     });
-    const client = () => createClient({ chain, transport: http(anvil.rpcUrl) });
+    const client = () => createClient({ chain, transport: http(rpcUrl) });
     const funder = createClient({
       chain,
-      transport: http(anvil.rpcUrl),
+      transport: http(rpcUrl),
       account: privateKeyToAccount(FUNDER_KEY),
     })
       .extend(publicActions)
@@ -68,12 +79,16 @@ export async function startTempoDevnet(options: { chainId?: number } = {}): Prom
     await transfer(feePayer.address, 1_000_000_000n);
     const recipient = newKey();
     await transfer(recipient.address, 1_000_000_000n);
+    const channelOperator = newKey();
+    await transfer(channelOperator.address, 1_000_000_000n);
     return {
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl,
       chainId: anvil.chainId,
       currency: PATH_USD,
+      escrow: TIP1034_ESCROW,
       recipient,
       feePayer,
+      channelOperator,
       async fundPayer(amount = 100_000_000n) {
         const payer = newKey();
         await transfer(payer.address, amount);
@@ -87,9 +102,13 @@ export async function startTempoDevnet(options: { chainId?: number } = {}): Prom
           args: [address],
         }),
       client,
-      stop: () => anvil.stop(),
+      stop: async () => {
+        await node.stop();
+        await anvil.stop();
+      },
     };
   } catch (err) {
+    await node.stop();
     await anvil.stop();
     throw err;
   }

@@ -24,6 +24,8 @@ export interface Pricing {
   quote: Quote;
   /** The JSON schema of the request body, for rails whose challenge describes the input (x402's bazaar). */
   inputSchema?: Record<string, unknown>;
+  /** When the call's stream would be metered: what a metering rail asks for first (input and first tranche). */
+  firstTrancheMicroUsd?: number;
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * Payment channels: register one opened on chain (POST /v1/channels), read it (GET /v1/channels/{id}), close and
  * settle it (POST /v1/channels/{id}/close); the operator lists them at GET /v1/admin/channels (routes/admin.ts).
- * Paid calls on a channel are the ordinary /v1/* routes with a `Payment-Voucher` header (rails/channel); a metered
- * stream that asks for more is sent a higher voucher at POST /v1/channels/{id}/vouchers.
+ * Paid calls on a channel are the ordinary /v1/* routes with an MPP `tempo/session` credential (mppx's session
+ * client opens, pays, tops up and closes through them: rails/channel/management.ts) or a `Payment-Voucher` header
+ * (rails/channel); a metered stream that asks for more is sent a higher voucher either way, or at
+ * POST /v1/channels/{id}/vouchers.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Deps } from '../deps.js';

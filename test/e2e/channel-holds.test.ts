@@ -11,8 +11,8 @@ import {
   newChannelHold,
   raiseChannelHold,
   settleChannelCall,
-  spendFromChannel,
-} from '../../src/rails/channel/store.js';
+} from '../../src/rails/channel/holds.js';
+import { spendFromChannel } from '../../src/rails/channel/store.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, type DbTarget } from '../support/app.js';
 import {

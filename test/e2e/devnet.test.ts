@@ -104,6 +104,9 @@ describe('npx kasir devnet', () => {
     // MPP: the real mppx client pays a /v1 call on the devnet's Tempo chain with one of its payers.
     expect(line.tempo.payers.length).toBeGreaterThanOrEqual(3);
     expect(line.env.MPP_TEMPO_RPC_URL).toBe(line.tempo.rpcUrl);
+    // Payment channels are on, on the TIP-1034 escrow the devnet's node has at the precompile's address.
+    expect(line.env.MPP_CHANNEL_ESCROW).toBe('0x4d50500000000000000000000000000000000000');
+    expect(line.env.MPP_CHANNEL_OPERATOR_KEY).toMatch(/^0x[0-9a-f]{64}$/);
     const tempoChain = defineChain({
       ...tempoLocalnet,
       id: line.tempo.chainId,

@@ -155,8 +155,11 @@ describe('KASIR_PAY_TO (with the devnet nodes in place of the public ones)', () 
     expect(x402.status).toBe(402);
     const required = decodePaymentRequiredHeader(String(x402.headers.get('payment-required')));
     expect(required.accepts.map((a) => a.payTo)).toEqual([PAY_TO]);
-    const rails = ((await v1.json()) as { error: { details: { rails: Array<{ rail: string }> } } }).error
-      .details.rails;
-    expect(rails.map((r) => r.rail).sort()).toEqual(['mpp', 'prepaid', 'x402']);
+    const rails = (
+      (await v1.json()) as { error: { details: { rails: Array<{ rail: string; payee?: string }> } } }
+    ).error.details.rails;
+    // The devnet's settings turn payment channels on too (its node has the escrow): they pay that address as well.
+    expect(rails.map((r) => r.rail).sort()).toEqual(['channel', 'mpp', 'prepaid', 'x402']);
+    expect(rails.find((r) => r.rail === 'channel')?.payee?.toLowerCase()).toBe(PAY_TO);
   });
 });

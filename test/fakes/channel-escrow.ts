@@ -27,6 +27,8 @@ export function startFakeEscrow(chainId: number): FakeEscrow {
   return {
     chainId,
     escrow: ESCROW,
+    // The in-process escrow lets anyone close (tests close as the payee).
+    closer: '0x0000000000000000000000000000000000000000',
     idOf,
     closed,
     open(descriptor, deposit) {
@@ -45,6 +47,13 @@ export function startFakeEscrow(chainId: number): FakeEscrow {
     },
     requestClose(id) {
       get(id).closeRequestedAt = Math.floor(Date.now() / 1000);
+    },
+    // The in-process escrow takes no signed transactions (tests open channels with `open` above).
+    broadcastOpen: async () => {
+      throw new Error('the in-process escrow takes no open transactions');
+    },
+    broadcastTopUp: async () => {
+      throw new Error('the in-process escrow takes no top-up transactions');
     },
     async state(descriptor) {
       const ch = channels.get(idOf(descriptor).toLowerCase());

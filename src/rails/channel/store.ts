@@ -1,23 +1,11 @@
-/**
- * Payment channels in the database: registering one (its state read from the chain), and the one operation a paid
- * call makes — take the caller's voucher and reserve the call's price from it — done in one transaction with the
- * channel's row locked (PostgreSQL) or under SQLite's single writer, so any number of concurrent calls on any
- * number of instances never spend past the highest voucher. The voucher is written before the call is served.
- *
- * Each running call's share is also a row of `channel_holds` (the channel's `in_flight` is their sum), which lapses
- * `HOLD_TTL_SECONDS` after it was taken or last raised: a process that dies mid-call leaves its row, and the sweeper
- * gives the lapsed hold back (sweepChannelHolds) so the channel's spend is again what ended calls spent and it can
- * close. A call's end, its raise and the sweeper each take the hold's row before the channel's (a new call writes
- * its new row last, which nobody waits on), so they never wait on each other in a cycle.
- */
-import type { Kysely } from 'kysely';
 import { Session } from 'mppx/tempo';
 import { ApiError } from '../../http/errors.js';
-import { newId, nowIso } from '../../ledger/ids.js';
+import { nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
-import type { Database, PaymentChannelTable } from '../../store/schema.js';
+import type { PaymentChannelTable } from '../../store/schema.js';
 import { PaymentRefusal } from '../types.js';
 import type { ChannelBackend, ChannelDescriptor } from './backend.js';
+import { type ChannelHold, lapseAt } from './holds.js';
 
 export interface Voucher {
   channelId: `0x${string}`;
@@ -116,21 +104,6 @@ export function readChannel(db: Db, id: string): Promise<PaymentChannelTable | u
     .selectAll()
     .where('id', '=', id.toLowerCase())
     .executeTakeFirst();
-}
-
-/** One call's hold on a channel: its row in `channel_holds`, and how long it lasts untouched. */
-export interface ChannelHold {
-  id: string;
-  channelId: string;
-  ttlSeconds: number;
-}
-
-/** When a hold taken or raised now lapses. */
-const lapseAt = (ttlSeconds: number) => new Date(Date.now() + ttlSeconds * 1000).toISOString();
-
-/** A new hold id for a call on `channelId`. */
-export function newChannelHold(channelId: string, ttlSeconds: number): ChannelHold {
-  return { id: newId('chold'), channelId: channelId.toLowerCase(), ttlSeconds };
 }
 
 /**
@@ -250,208 +223,6 @@ export function acceptVoucher(
   voucher: Voucher,
 ): Promise<PaymentChannelTable> {
   return spendFromChannel(db, backend, voucher, 0);
-}
-
-/**
- * Puts a running call's hold's lapse off by its time to live again (the process running the call is alive). False
- * when the hold is gone: the call ended, or the sweeper already gave it back.
- */
-export async function keepChannelHold(db: Db, hold: ChannelHold): Promise<boolean> {
-  const done = await db.kysely
-    .updateTable('channel_holds')
-    .set({ expires_at: lapseAt(hold.ttlSeconds) })
-    .where('id', '=', hold.id)
-    .executeTakeFirst();
-  return Number(done.numUpdatedRows) > 0;
-}
-
-/**
- * Where a metered call's hold stands after an attempt to raise it. `lapsed`: the sweeper already gave the hold back
- * (the call outlived `HOLD_TTL_SECONDS` without raising it); it gets no more, and ends.
- */
-export type HoldRaise =
-  | { raised: true; held: number; row: PaymentChannelTable }
-  | { raised: false; row: PaymentChannelTable; closing: boolean; lapsed: boolean };
-
-/**
- * Raises a running call's hold towards `want`, at least to `need`, from what the accepted vouchers still cover
- * (they may also pay other calls running at the same time, so the room is read with the row locked), and puts the
- * hold's lapse off by its time to live again, raised or not: a stream waiting for a voucher is alive.
- */
-export async function raiseChannelHold(
-  db: Db,
-  hold: ChannelHold,
-  need: number,
-  want: number,
-): Promise<HoldRaise> {
-  return db.kysely.transaction().execute(async (trx): Promise<HoldRaise> => {
-    const mine = await trx
-      .updateTable('channel_holds')
-      .set({ expires_at: lapseAt(hold.ttlSeconds) })
-      .where('id', '=', hold.id)
-      .returning('amount')
-      .executeTakeFirst();
-    let query = trx.selectFrom('payment_channels').selectAll().where('id', '=', hold.channelId);
-    if (db.kind === 'postgres' && mine) query = query.forUpdate();
-    const row = await query.executeTakeFirstOrThrow();
-    const closing = row.close_requested_at !== null;
-    if (!mine) return { raised: false, row, closing, lapsed: true };
-    const held = mine.amount;
-    const more = Math.min(want - held, row.accepted - row.spent);
-    if (held + more < need) return { raised: false, row, closing, lapsed: false };
-    const updated = await trx
-      .updateTable('payment_channels')
-      .set({ spent: row.spent + more, in_flight: row.in_flight + more, updated_at: nowIso() })
-      .where('id', '=', hold.channelId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .updateTable('channel_holds')
-      .set({ amount: held + more })
-      .where('id', '=', hold.id)
-      .execute();
-    return { raised: true, held: held + more, row: updated };
-  });
-}
-
-/** A channel after a call ended, and what the call was charged. */
-export interface SettledCall {
-  accepted: number;
-  spent: number;
-  charged: number;
-}
-
-/**
- * Ends a call: `charged` of its hold stays spent (the whole hold for a served call, what was delivered for a
- * metered stream, nothing for a failed call) and the rest is given back; either way nothing is in flight for it.
- *
- * A call whose hold the sweeper already gave back (it outlived `HOLD_TTL_SECONDS`: its process was taken for dead)
- * gives nothing back again. It is charged what it delivered only when the channel is not closing and its accepted
- * vouchers still cover that on top of what is spent now; else it is charged nothing.
- */
-export async function settleChannelCall(
-  db: Db,
-  hold: ChannelHold,
-  charged: number,
-  served: boolean,
-): Promise<SettledCall> {
-  if (db.kind === 'postgres') {
-    // One round trip for the usual end of a call (this runs once per paid call).
-    const { rows } = await db.pool.query<SettledCall>({
-      name: 'kasir_channel_settle',
-      text: SETTLE_SQL,
-      values: [hold.id, charged, served ? 1 : 0, nowIso()],
-    });
-    return rows[0] ?? settleLate(db.kysely, hold, charged, served);
-  }
-  return db.kysely.transaction().execute(async (trx): Promise<SettledCall> => {
-    const mine = await trx
-      .deleteFrom('channel_holds')
-      .where('id', '=', hold.id)
-      .returning('amount')
-      .executeTakeFirst();
-    if (!mine) return settleLate(trx, hold, charged, served);
-    const kept = Math.min(charged, mine.amount);
-    const row = await trx
-      .updateTable('payment_channels')
-      .set((eb) => ({
-        spent: eb('spent', '-', mine.amount - kept),
-        in_flight: eb('in_flight', '-', mine.amount),
-        units: eb('units', '+', served ? 1 : 0),
-        updated_at: nowIso(),
-      }))
-      .where('id', '=', hold.channelId)
-      .returning(['accepted', 'spent'])
-      .executeTakeFirstOrThrow();
-    return { ...row, charged: kept };
-  });
-}
-
-// $1 hold id, $2 charged, $3 1 when served, $4 now. No row: the hold was already given back.
-const SETTLE_SQL = `
-WITH h AS (
-  DELETE FROM channel_holds WHERE id = $1 RETURNING channel_id, amount, LEAST($2::bigint, amount) AS kept
-)
-UPDATE payment_channels c SET spent = c.spent - (h.amount - h.kept), in_flight = c.in_flight - h.amount,
-  units = c.units + $3::int, updated_at = $4
-FROM h WHERE c.id = h.channel_id
-RETURNING c.accepted, c.spent, h.kept AS charged`;
-
-/** The end of a call whose hold the sweeper gave back: see settleChannelCall. */
-async function settleLate(
-  db: Kysely<Database>,
-  hold: ChannelHold,
-  charged: number,
-  served: boolean,
-): Promise<SettledCall> {
-  if (served) {
-    // One conditional statement: the room is read and taken atomically, as other calls may spend meanwhile.
-    const late = await db
-      .updateTable('payment_channels')
-      .set((eb) => ({
-        spent: eb('spent', '+', charged),
-        units: eb('units', '+', 1),
-        updated_at: nowIso(),
-      }))
-      .where('id', '=', hold.channelId)
-      .where('close_requested_at', 'is', null)
-      .where((eb) => eb(eb('spent', '+', charged), '<=', eb.ref('accepted')))
-      .returning(['accepted', 'spent'])
-      .executeTakeFirst();
-    if (late) return { ...late, charged };
-  }
-  const row = await db
-    .selectFrom('payment_channels')
-    .select(['accepted', 'spent'])
-    .where('id', '=', hold.channelId)
-    .executeTakeFirstOrThrow();
-  return { ...row, charged: 0 };
-}
-
-/** A lapsed hold the sweeper gave back. */
-export interface ReleasedChannelHold {
-  id: string;
-  channelId: string;
-  amount: number;
-  expiredAt: string;
-}
-
-/**
- * Gives back the holds that lapsed before `now` (left by processes that died mid-call): the channel's spend and
- * in-flight go down by each, and its row goes. A hold raised or ended meanwhile is left to its call.
- */
-export async function sweepChannelHolds(db: Db, now = new Date()): Promise<ReleasedChannelHold[]> {
-  const cutoff = now.toISOString();
-  const lapsed = await db.kysely
-    .selectFrom('channel_holds')
-    .select('id')
-    .where('expires_at', '<', cutoff)
-    .limit(1000)
-    .execute();
-  const released: ReleasedChannelHold[] = [];
-  for (const { id } of lapsed) {
-    const hold = await db.kysely.transaction().execute(async (trx) => {
-      const gone = await trx
-        .deleteFrom('channel_holds')
-        .where('id', '=', id)
-        .where('expires_at', '<', cutoff)
-        .returning(['channel_id', 'amount', 'expires_at'])
-        .executeTakeFirst();
-      if (!gone) return null;
-      await trx
-        .updateTable('payment_channels')
-        .set((eb) => ({
-          spent: eb('spent', '-', gone.amount),
-          in_flight: eb('in_flight', '-', gone.amount),
-          updated_at: nowIso(),
-        }))
-        .where('id', '=', gone.channel_id)
-        .execute();
-      return { id, channelId: gone.channel_id, amount: gone.amount, expiredAt: gone.expires_at };
-    });
-    if (hold) released.push(hold);
-  }
-  return released;
 }
 
 /** Stops taking vouchers, closes on chain with the highest voucher (capturing what was spent), and finalizes. */

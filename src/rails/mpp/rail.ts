@@ -15,11 +15,13 @@ import type { MppConfig } from '../../config/mpp.js';
 import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';
+import { isSessionCredential } from '../channel/session-wire.js';
 import type { PaidRequest, Pricing, Rail, RailChallenge } from '../types.js';
 import { PaymentRefusal } from '../types.js';
 import { microUsdToDollars, wholeCents } from './amounts.js';
 import { MppAuthorization, type Settlement } from './authorization.js';
 import type { TempoRefunder } from './refunds.js';
+import { usedNonceChecker, usedNonceMessage } from './used-nonce.js';
 
 /** One mppx handler per challenge secret: the first signs, every one verifies what it signed. */
 export interface SignedHandlers {
@@ -85,6 +87,7 @@ function codeOf(err: Errors.PaymentError): ErrorCode {
 export function createMppRail(deps: MppRailDeps): Rail {
   const { db, log, config } = deps;
   const tempoOn = config.tempo !== undefined;
+  const channelsOn = tempoOn && config.channels !== undefined;
   const cardOn = config.stripe !== undefined;
   const refuse = (code: ErrorCode, message: string, details?: unknown) =>
     new PaymentRefusal(code, message, details);
@@ -135,12 +138,26 @@ export function createMppRail(deps: MppRailDeps): Rail {
   /** kasir's claim on a pull payment while its call runs (and after it paid), so it pays one call at a time. */
   const pullClaim = (challengeId: string) => `kasir:mpp:pull:${challengeId}`;
 
-  /** Runs an mppx verification, answering its payment errors as refusals and its other failures as a 502. */
-  async function verified<T>(run: () => Promise<T>): Promise<T> {
+  const usedNonce = config.tempo ? usedNonceChecker(config.tempo) : async () => null;
+  /** Refuses a signed Tempo payment whose nonce its sender already used (the network would drop it unanswered). */
+  async function refuseUsedNonce(credential: Credential.Credential): Promise<void> {
+    const { payload } = credential as { payload?: { type?: unknown; signature?: unknown } };
+    if (credential.challenge.method !== 'tempo' || payload?.type !== 'transaction') return;
+    if (typeof payload.signature !== 'string') return;
+    const used = await usedNonce(payload.signature);
+    if (used) throw refuse('payment_invalid', usedNonceMessage(used), { nonce_used: String(used.nonce) });
+  }
+
+  /**
+   * Runs an mppx verification, answering its payment errors as refusals and its other failures as a 502 — unless
+   * the credential's transaction reuses a nonce (the network dropped it unanswered), which is said as such.
+   */
+  async function verified<T>(run: () => Promise<T>, credential?: Credential.Credential): Promise<T> {
     try {
       return await run();
     } catch (err) {
       if (err instanceof Errors.PaymentError && err.status < 500) throw refuse(codeOf(err), err.message);
+      if (credential) await refuseUsedNonce(credential);
       log.error({ err }, 'mpp: the payment could not be verified');
       throw new ApiError('upstream_error', 'the payment network could not be reached; nothing was charged');
     }
@@ -150,7 +167,11 @@ export function createMppRail(deps: MppRailDeps): Rail {
     id: 'mpp',
     title: 'MPP: the Payment HTTP authentication scheme (Tempo stablecoin or card), per call',
     priceClass: 'wallet',
-    carries: (req) => /^payment\s/i.test(req.header('authorization') ?? ''),
+    // A tempo/session credential pays from a payment channel: the channel rail's, when channels are on.
+    carries: (req) => {
+      const header = req.header('authorization') ?? '';
+      return /^payment\s/i.test(header) && !(channelsOn && isSessionCredential(header));
+    },
 
     async identify(req) {
       const header = req.header('authorization') ?? '';
@@ -206,7 +227,9 @@ export function createMppRail(deps: MppRailDeps): Rail {
           );
         }
         // Verified without moving anything: the signed transaction simulates, the pushed one is on-chain.
-        const validation = await verified(() => handler.validateCredential(credential, options));
+        const validation = await verified(() => handler.validateCredential(credential, options), credential);
+        // A transaction reusing a nonce would only time out when broadcast after the call: refused now, saying so.
+        await refuseUsedNonce(credential);
         const sender = (validation.details as { sender?: string } | undefined)?.sender;
         if (sender) address = `did:pkh:eip155:${config.tempo?.chainId}:${sender.toLowerCase()}`;
         if (type === 'transaction') {
@@ -224,8 +247,9 @@ export function createMppRail(deps: MppRailDeps): Rail {
           };
         } else {
           // A push payment: spent here once (mppx records its transaction hash), given back if the call fails.
-          const receipt: Receipt.Receipt = await verified(() =>
-            handler.broadcastCredential(credential, options),
+          const receipt: Receipt.Receipt = await verified(
+            () => handler.broadcastCredential(credential, options),
+            credential,
           );
           settlement = { kind: 'push', receipt };
         }
