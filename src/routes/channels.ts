@@ -12,6 +12,7 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 import type { ChannelDescriptor } from '../rails/channel/backend.js';
+import { Bytes32, Descriptor } from '../rails/channel/session-wire.js';
 import {
   acceptVoucher,
   channelView,
@@ -20,17 +21,6 @@ import {
   registerChannel,
 } from '../rails/channel/store.js';
 
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const Descriptor = z.object({
-  payer: Address,
-  payee: Address,
-  operator: Address,
-  token: Address,
-  salt: Bytes32,
-  authorizedSigner: Address,
-  expiringNonceHash: Bytes32,
-});
 const ChannelId = z.object({ id: Bytes32 });
 const VoucherBody = z.object({
   cumulative: z

@@ -143,8 +143,9 @@ export function voucherOf(payload: SessionPayload): Voucher {
 }
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
-const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex');
-const Descriptor = z.object({
+export const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex');
+/** A TIP-1034 channel's descriptor, field by field (a session credential's, or a channel registered by hand). */
+export const Descriptor = z.object({
   payer: Address,
   payee: Address,
   operator: Address,
