@@ -3,8 +3,8 @@
 // JSON-RPC and the in-process dispatch cost), and how long `tools/list` takes for the whole catalog, page by page.
 // Usage: npm run build && node bench/mcp.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
 
-import { createServer } from 'node:http';
 import { request } from 'undici';
+import { startFrankfurter } from './lib/frankfurter.mjs';
 import { keyWith, startAdminKasir } from './lib/funded-kasir.mjs';
 import {
   benchScratch,
@@ -20,22 +20,14 @@ requireBuild();
 pinSelf();
 const { dataDir, children, stop } = benchScratch();
 
-// Frankfurter's /latest answer for the first (missed) call; every later call is a cache hit.
-const upstream = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(
-    JSON.stringify({ amount: 1, base: 'USD', date: '2026-11-24', rates: { EUR: 0.8642, IDR: 16744.7 } }),
-  );
-});
-await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+const upstream = await startFrankfurter();
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const rpc = (method, params, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 try {
   const kasir = await startAdminKasir(dataDir, {
-    FETCH_ALLOWED_HOSTS: `127.0.0.1:${upstream.address().port}`,
-    FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
+    ...upstream.env,
     // Providers configured (never called here) so that tools/list holds their models too.
     OPENAI_API_KEY: 'sk-bench',
     ANTHROPIC_API_KEY: 'sk-ant-bench',

@@ -2,8 +2,8 @@
 // the free lookups (wilayah, terbilang) on the same built server: what a paid tool call costs beside a free one.
 // Usage: npm run build && node bench/tools.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
 
-import { createServer } from 'node:http';
 import { request } from 'undici';
+import { startFrankfurter } from './lib/frankfurter.mjs';
 import { keyWith, startAdminKasir } from './lib/funded-kasir.mjs';
 import { benchScratch, header, interleaved, pinSelf, printTable, requireBuild } from './lib/harness.mjs';
 
@@ -11,24 +11,11 @@ requireBuild();
 pinSelf();
 const { dataDir, children, stop } = benchScratch();
 
-// Frankfurter's /latest answer for the first (missed) call; every later call is a cache hit.
-const upstream = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(
-    JSON.stringify({
-      amount: 1,
-      base: 'USD',
-      date: '2026-11-24',
-      rates: { EUR: 0.8642, IDR: 16744.7, JPY: 157.02 },
-    }),
-  );
-});
-await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+const upstream = await startFrankfurter();
 
 try {
   const kasir = await startAdminKasir(dataDir, {
-    FETCH_ALLOWED_HOSTS: `127.0.0.1:${upstream.address().port}`,
-    FRANKFURTER_BASE_URL: `http://127.0.0.1:${upstream.address().port}/v1`,
+    ...upstream.env,
   });
   children.push(kasir);
   const key = await keyWith(kasir, 100_000_000_000);
