@@ -23,6 +23,7 @@ import { createClient, defineChain, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo as tempoMainnet } from 'viem/chains';
 import { META } from './payment.js';
+import { RpcError } from './rpc-error.js';
 import { SERVER_INFO } from './server.js';
 import { type CapSettings, SpendingCaps } from './spending.js';
 import { createX402Payer, x402Price, x402Required } from './x402-payer.js';
@@ -43,8 +44,8 @@ export interface BridgeOptions {
 }
 
 /** An MCP error relayed as it came, without the SDK's "MCP error <code>: " prefixes. */
-function relayed(err: McpError): McpError {
-  return new McpError(err.code, err.message.replace(/^(MCP error -?\d+: )+/, ''), err.data);
+function relayed(err: McpError): RpcError {
+  return new RpcError(err.code, err.message.replace(/^(MCP error -?\d+: )+/, ''), err.data);
 }
 
 const refused = (message: string): CallToolResult => ({

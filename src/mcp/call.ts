@@ -5,7 +5,7 @@
  * and X-Max-Price work exactly as they do over HTTP.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { type CatalogEntry, methodOf } from '../catalog/types.js';
 import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
 import {
@@ -15,6 +15,7 @@ import {
   receiptMeta,
   x402RefusalResult,
 } from './payment.js';
+import { RpcError } from './rpc-error.js';
 
 /** Where a refused call's error body (`{ code, message, details? }`) is carried. */
 export const ERROR_META = 'kasir/error';
@@ -185,14 +186,14 @@ export async function callEntry(
   // A caller that lost a long call's connection resumes it by its job id: nothing is sold again.
   const resume = meta?.[JOB_META];
   if (resume !== undefined) {
-    if (!isJobId(resume)) throw new McpError(ErrorCode.InvalidParams, `_meta.${JOB_META} is not a job id`);
+    if (!isJobId(resume)) throw new RpcError(ErrorCode.InvalidParams, `_meta.${JOB_META} is not a job id`);
     return follow(resume);
   }
   let payment: Record<string, string>;
   try {
     payment = headersFromMeta(meta);
   } catch (err) {
-    throw new McpError(ErrorCode.InvalidParams, (err as Error).message);
+    throw new RpcError(ErrorCode.InvalidParams, (err as Error).message);
   }
   const prefer: Record<string, string> = isLongCall(entry) ? { prefer: 'respond-async' } : {};
   const { path, init } = requestOf(entry, args, { ...ctx.headers, ...payment, ...prefer });
@@ -231,7 +232,7 @@ export async function callEntry(
     throw paymentRequiredError(res, body);
   }
   if (error.code === 'invalid_input' || error.code === 'payload_too_large') {
-    throw new McpError(ErrorCode.InvalidParams, error.message ?? 'invalid arguments', body.error);
+    throw new RpcError(ErrorCode.InvalidParams, error.message ?? 'invalid arguments', body.error);
   }
   // A refusal carries no structuredContent (that is the paid answer's, as outputSchema declares): the error body
   // is in `_meta` and its message the text.

@@ -12,7 +12,7 @@
  * - kasir's own: `_meta["kasir/idempotency-key"]` (→ `Idempotency-Key`), `_meta["kasir/max-price"]`
  *   (→ `X-Max-Price`, micro-USD), and a payment channel's voucher in `_meta["kasir/voucher"]` (→ `Payment-Voucher`).
  */
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -21,6 +21,7 @@ import {
 import type { PaymentPayload } from '@x402/core/types';
 import { Challenge, Credential, Mcp, Receipt } from 'mppx';
 import { invalidInput } from '../http/errors.js';
+import { RpcError } from './rpc-error.js';
 
 export const META = {
   mppCredential: Mcp.credentialMetaKey,
@@ -164,7 +165,7 @@ export function x402RefusalResult(res: Response, body: Record<string, unknown>):
  * A 402 answer as the payment-required JSON-RPC error: every rail the route lists at the quote (kasir's own body:
  * `quote`, `rails`), the MPP challenges under `challenges` and x402's PaymentRequired beside them.
  */
-export function paymentRequiredError(res: Response, body: Record<string, unknown>): McpError {
+export function paymentRequiredError(res: Response, body: Record<string, unknown>): RpcError {
   let challenges: Challenge.Challenge[] = [];
   try {
     challenges = Challenge.fromResponseList(res);
@@ -175,7 +176,7 @@ export function paymentRequiredError(res: Response, body: Record<string, unknown
   const error = (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
   const details = typeof error.details === 'object' && error.details !== null ? error.details : {};
   const refused = error.code !== 'payment_required';
-  return new McpError(
+  return new RpcError(
     refused ? PAYMENT_REFUSED_CODE : PAYMENT_REQUIRED_CODE,
     error.message ?? 'Payment Required',
     {

@@ -7,12 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Context } from 'hono';
 import { BODY_LIMITS } from '../http/body-limits.js';
@@ -22,6 +17,7 @@ import type { LaneApp } from '../http/lanes.js';
 import { CHARGED_HEADER } from '../rails/prepaid.js';
 import { type CallContext, callEntry } from './call.js';
 import { JOB_META, type JobProgress } from './jobs.js';
+import { RpcError } from './rpc-error.js';
 import type { ToolList } from './tool-list.js';
 
 export const MCP_PATH = '/mcp';
@@ -75,7 +71,7 @@ export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const entry = tools.entryOf(req.params.name);
     if (!entry) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}": see tools/list`);
+      throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${req.params.name}": see tools/list`);
     }
     const token = req.params._meta?.progressToken;
     const report =

@@ -4,7 +4,7 @@
  * input schema, its price and unit — with no code per tool. Paginated by an opaque cursor.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { isLoadedCatalog } from '../catalog/served.js';
 import { priceSummary } from '../catalog/summary.js';
 import {
@@ -16,6 +16,7 @@ import {
   type JsonSchema,
 } from '../catalog/types.js';
 import type { OfferRegistry } from '../offers/registry.js';
+import { RpcError } from './rpc-error.js';
 
 /** Tools per `tools/list` page. */
 export const TOOLS_PAGE_SIZE = 50;
@@ -147,7 +148,7 @@ export class ToolList {
     if (cursor !== undefined) {
       const n = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
       if (!Number.isInteger(n) || n < 0 || n > tools.length) {
-        throw new McpError(
+        throw new RpcError(
           ErrorCode.InvalidParams,
           'invalid cursor: pass the nextCursor of a tools/list answer',
         );

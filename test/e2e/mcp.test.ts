@@ -189,6 +189,8 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const client = await connect();
     const err = await refusal(client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS }));
     expect(err.code).toBe(-32042);
+    // The client prefixes the code once; the server sends the message bare.
+    expect(err.message).toMatch(/^MCP error -32042: (?!MCP error)/);
     const data = err.data as {
       httpStatus: number;
       challenges: Array<{ method: string; intent: string }>;
