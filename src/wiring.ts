@@ -24,16 +24,15 @@ import { createOfferRegistry } from './offers/registry.js';
 import { createChatRouter } from './providers/chat-router.js';
 import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
-import { type ChannelBackend, tempoChannelBackend } from './rails/channel/backend.js';
+import type { ChannelBackend } from './rails/channel/backend.js';
 import { createChannelRail } from './rails/channel/rail.js';
 import { VoucherBell } from './rails/channel/voucher-bell.js';
-import { openMppRail } from './rails/mpp/open.js';
 import { loadSecrets } from './rails/mpp/secrets.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
 import { createRailRegistry } from './rails/registry.js';
 import type { Rail } from './rails/types.js';
-import { openX402Rail, type X402SignerOverrides } from './rails/x402/open.js';
+import type { X402SignerOverrides } from './rails/x402/open.js';
 import { openDb } from './store/db.js';
 import { openKv } from './store/kv/index.js';
 import { createToolHttp } from './tools/upstreams/tool-http.js';
@@ -105,13 +104,27 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
     });
     // Closed before the journal and the database: what this instance leased goes back to the accounts.
     closers.push(() => reserves.close());
-    const x402 = openX402Rail(config.x402, { db, log }, options.x402Signers);
-    const mpp = await openMppRail(config, { db, log });
+    // A wallet rail's modules (every x402 chain's SDK, mppx's server, Stripe) load only when the configuration turns
+    // the rail on: an instance selling on keys alone starts without them.
+    const x402 =
+      config.x402.chains.length > 0
+        ? await (await import('./rails/x402/open.js')).openX402Rail(
+            config.x402,
+            { db, log },
+            options.x402Signers,
+          )
+        : null;
+    const mpp =
+      config.mpp.tempo || config.mpp.stripe
+        ? await (await import('./rails/mpp/open.js')).openMppRail(config, { db, log })
+        : null;
     const { tempo, channels: channelConfig } = config.mpp;
     const channels =
       tempo && channelConfig
         ? {
-            backend: options.channelBackend ?? tempoChannelBackend(tempo, channelConfig),
+            backend:
+              options.channelBackend ??
+              (await import('./rails/channel/backend.js')).tempoChannelBackend(tempo, channelConfig),
             payee: tempo.recipient,
             currency: tempo.currency,
             bell: new VoucherBell(),
