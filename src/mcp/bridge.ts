@@ -16,6 +16,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
   McpError,
+  type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { tempo } from 'mppx/client';
 import { McpClient } from 'mppx/mcp-sdk/client';
@@ -109,17 +110,27 @@ export async function openBridge(options: BridgeOptions, downstream: Transport):
       throw err instanceof McpError ? relayed(err) : err;
     }
   });
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const limit = caps.limit();
+    // A long call (a video, a recipe) runs as a kasir job reporting progress after each status read: asked for
+    // always, it keeps the upstream request alive past the client's timeout; relayed when the agent asked for it.
+    const token = req.params._meta?.progressToken;
+    const onprogress = (p: Progress) => {
+      if (token === undefined) return;
+      void extra.sendNotification({
+        method: 'notifications/progress',
+        params: { ...p, progressToken: token },
+      });
+    };
     if (limit === 0) return refused(caps.refusal(1) ?? 'the spending cap is reached');
     const meta = { ...req.params._meta, ...(limit !== undefined ? { [META.maxPrice]: limit } : {}) };
     declined = undefined;
-    const call = async (extra: Record<string, unknown> = {}) =>
-      (await upstream.callTool({
-        name: req.params.name,
-        arguments: req.params.arguments ?? {},
-        _meta: { ...meta, ...extra },
-      })) as CallToolResult;
+    const call = async (more: Record<string, unknown> = {}) =>
+      (await upstream.callTool(
+        { name: req.params.name, arguments: req.params.arguments ?? {}, _meta: { ...meta, ...more } },
+        undefined,
+        { onprogress, resetTimeoutOnProgress: true },
+      )) as CallToolResult;
     let result: CallToolResult;
     try {
       try {

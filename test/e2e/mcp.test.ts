@@ -375,6 +375,26 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     return agent;
   }
 
+  it('bridges a video call: the job progress reaches the agent, and the result is charged once', async () => {
+    kasir.fal.setScript({ polls: 6 });
+    const { key, accountId } = await kasir.fundedKey(50_000_000);
+    const video = kasir.deps.catalog.find(VIDEO_MODEL);
+    if (!video) throw new Error(VIDEO_MODEL);
+    const price = quote(VIDEO_MODEL, VIDEO_ARGS);
+    const agent = await bridged({ key, caps: { perCallMicroUsd: price } });
+    const jobs: unknown[] = [];
+    const result = await agent.callTool({ name: toolNameOf(video), arguments: VIDEO_ARGS }, undefined, {
+      onprogress: (p) => jobs.push((p as { _meta?: Record<string, unknown> })._meta?.['kasir/job']),
+      timeout: 30_000,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(jobs[0]).toMatch(/^job_[0-9a-f]{32}$/);
+    expect(result._meta?.['kasir/job']).toBe(jobs[0]);
+    expect(result._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect(await kasir.balance(accountId)).toEqual({ balance: 50_000_000 - price, held: 0 });
+  });
+
   it('bridges stdio to /mcp with a key: lists the tools, pays a call, refuses one above the cap before paying', async () => {
     const { key, accountId } = await kasir.fundedKey(1_000_000);
     const price = quote('tools/exchange-rate', RATE_ARGS);
