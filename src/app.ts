@@ -1,5 +1,5 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
-import { methodOf } from './catalog/types.js';
+import { methodOf, pathOf } from './catalog/types.js';
 import type { CheckoutDeps } from './checkout/pipeline.js';
 import { mountDashboard } from './dashboard/routes.js';
 import type { Deps } from './deps.js';
@@ -110,7 +110,7 @@ export function createApp(deps: Deps): LaneApp {
       id: e.id,
       name: e.name,
       category: e.kind === 'model' ? e.category : e.kind,
-      route: `${methodOf(e)} ${e.kind === 'model' ? e.route : (e.path ?? `/v1/${e.id}`)}`,
+      route: `${methodOf(e)} ${pathOf(e)}`,
     })),
   }));
 

@@ -3,7 +3,7 @@ import MiniSearch, { type SearchResult } from 'minisearch';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { exampleInput } from './examples.js';
 import type { PriceSummary } from './summary.js';
-import { type CatalogEntry, type Category, isFree, methodOf } from './types.js';
+import { type CatalogEntry, type Category, isFree, methodOf, pathOf } from './types.js';
 
 /** What each category is called in requests, in English and Indonesian. */
 /** The words a recipe is found by beyond its own name, synonyms and description. */
@@ -261,7 +261,7 @@ export class ConsultIndex {
     if (entry.kind !== 'model') {
       return {
         method: methodOf(entry),
-        path: entry.path ?? `/v1/${entry.id}`,
+        path: pathOf(entry),
         kind: entry.kind,
         ...(entry.kind === 'recipe' ? { recipe: entry.id } : { tool: entry.id }),
         name: entry.name,

@@ -229,6 +229,11 @@ export function methodOf(entry: CatalogEntry): 'GET' | 'POST' {
   return entry.kind === 'lookup' ? entry.method : 'POST';
 }
 
+/** Where an entry is called: a model at its category's route, anything else at its own path. */
+export function pathOf(entry: CatalogEntry): string {
+  return entry.kind === 'model' ? entry.route : (entry.path ?? `/v1/${entry.id}`);
+}
+
 export type Validation<T = Record<string, unknown>> =
   | {
       ok: true;

@@ -3,7 +3,7 @@
  * all of them for CSV, and spend per day and per model for the charts.
  */
 import { sql } from 'kysely';
-import type { Catalog } from '../catalog/types.js';
+import { type Catalog, pathOf } from '../catalog/types.js';
 import type { Db } from '../store/db.js';
 
 export type Viewer = { accountId: string } | { wallet: string };
@@ -31,7 +31,7 @@ function routeOf(catalog: Catalog, offerId: string, recorded: string | null | un
   if (recorded) return recorded;
   const entry = catalog.find(offerId);
   if (!entry) return '';
-  return entry.kind === 'model' ? entry.route : (entry.path ?? `/v1/${entry.id}`);
+  return pathOf(entry);
 }
 
 export async function usagePage(

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { type CatalogEntry, methodOf } from '../catalog/types.js';
+import { type CatalogEntry, methodOf, pathOf } from '../catalog/types.js';
 import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
 import {
   credentialChallengeId,
@@ -30,9 +30,8 @@ export interface EntryRoute {
 }
 
 export function routeOf(entry: CatalogEntry): EntryRoute {
-  if (entry.kind === 'model') return { method: 'POST', path: entry.route };
   // A free lookup is a GET route taking its input as the query string.
-  return { method: methodOf(entry), path: entry.path ?? `/v1/${entry.id}` };
+  return { method: methodOf(entry), path: pathOf(entry) };
 }
 
 /** The HTTP request a tool call stands for (without the origin). */

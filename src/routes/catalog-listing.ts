@@ -2,7 +2,7 @@
 import { lifecycleView } from '../catalog/lifecycle.js';
 import type { LoadedCatalog } from '../catalog/served.js';
 import type { PriceSummary } from '../catalog/summary.js';
-import { type Catalog, type CatalogEntry, type JsonSchema, methodOf } from '../catalog/types.js';
+import { type Catalog, type CatalogEntry, type JsonSchema, methodOf, pathOf } from '../catalog/types.js';
 
 /** What the listings need to know of this server beyond the catalog. */
 export interface Availability {
@@ -77,7 +77,7 @@ export function flatSummary(
     name: entry.name,
     category: entry.kind,
     method: methodOf(entry),
-    path: entry.path ?? `/v1/${entry.id}`,
+    path: pathOf(entry),
     available: isAvailable(entry),
     price: catalog.summary(entry) satisfies PriceSummary,
     fileRefs: fileRefsOf(entry),
