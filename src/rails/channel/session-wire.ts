@@ -39,6 +39,15 @@ const ACTIONS = new Set(['open', 'voucher', 'topUp', 'close']);
 /** The header's `tempo/session` credential, or null for any other header (another rail's, or none). */
 export function sessionCredentialOf(header: string | undefined): SessionCredential | null {
   if (!header || !/^payment\s/i.test(header)) return null;
+  // One request's header is asked about in turn by the management check, the MPP rail and the channel rail: the
+  // last answer is kept, so a Payment credential is decoded once per request rather than three times.
+  if (lastRead?.header !== header) lastRead = { header, credential: decodeSession(header) };
+  return lastRead.credential;
+}
+
+let lastRead: { header: string; credential: SessionCredential | null } | undefined;
+
+function decodeSession(header: string): SessionCredential | null {
   try {
     const credential = Credential.deserialize(header);
     const { challenge } = credential;
