@@ -34,9 +34,9 @@ export function toolNameOf(entry: CatalogEntry): string {
 
 /** What an entry costs, as one line an agent reads before calling: price, unit, and the rail prices. */
 export function priceLine(catalog: Catalog, entry: CatalogEntry): string {
+  if (isFree(entry)) return 'Free: no payment needed.';
   if (entry.kind !== 'model') {
     const { walletMicroUsd, prepaidMicroUsd } = entry.price;
-    if (walletMicroUsd === 0 && prepaidMicroUsd === 0) return 'Free: no payment needed.';
     return `Price: ${prepaidMicroUsd} micro-USD per call with a prepaid key, ${walletMicroUsd} micro-USD per call from a wallet (MPP or x402).`;
   }
   const margin = isLoadedCatalog(catalog) ? catalog.marginFor(entry) : 0;
@@ -81,17 +81,10 @@ export function outputSchemaOf(entry: CatalogEntry): Tool['outputSchema'] {
   };
 }
 
-const KIND_WORD: Record<CatalogEntry['kind'], string> = {
-  model: 'Model',
-  tool: 'Tool',
-  recipe: 'Recipe',
-  lookup: 'Lookup',
-};
-
 /** One entry as an MCP tool. */
 export function toolOf(catalog: Catalog, entry: CatalogEntry): Tool {
   const free = isFree(entry);
-  const what = entry.kind === 'model' ? `${KIND_WORD.model} ${entry.id} (${entry.category})` : entry.id;
+  const what = entry.kind === 'model' ? `Model ${entry.id} (${entry.category})` : entry.id;
   return {
     name: toolNameOf(entry),
     title: entry.name,
