@@ -23,31 +23,21 @@ export const ERROR_META = 'kasir/error';
 /** Fields of a chat body that only make sense on HTTP: an MCP result is one whole answer. */
 const HTTP_ONLY_CHAT_FIELDS = ['stream', 'stream_options'];
 
-/** Where and how an entry is sold over HTTP. */
-export interface EntryRoute {
-  method: 'GET' | 'POST';
-  path: string;
-}
-
-export function routeOf(entry: CatalogEntry): EntryRoute {
-  // A free lookup is a GET route taking its input as the query string.
-  return { method: methodOf(entry), path: pathOf(entry) };
-}
-
 /** The HTTP request a tool call stands for (without the origin). */
 export function requestOf(
   entry: CatalogEntry,
   args: Record<string, unknown>,
   headers: Record<string, string>,
 ): { path: string; init: RequestInit } {
-  const route = routeOf(entry);
-  if (route.method === 'GET') {
+  const path = pathOf(entry);
+  // A free lookup is a GET route taking its input as the query string.
+  if (methodOf(entry) === 'GET') {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(args)) {
       if (v !== undefined && v !== null) query.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
     }
     const qs = query.toString();
-    return { path: qs ? `${route.path}?${qs}` : route.path, init: { method: 'GET', headers } };
+    return { path: qs ? `${path}?${qs}` : path, init: { method: 'GET', headers } };
   }
   let body: Record<string, unknown> = args;
   if (entry.kind === 'model') {
@@ -55,7 +45,7 @@ export function requestOf(
     if (entry.category === 'chat') for (const f of HTTP_ONLY_CHAT_FIELDS) delete body[f];
   }
   return {
-    path: route.path,
+    path,
     init: {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
