@@ -31,16 +31,23 @@ export function kasirEnv(evm: EvmDevnet): Record<string, string> {
   };
 }
 
+/** The settings of MPP's Tempo charge paid to the devnet's recipient, and nothing else (no fees paid, no refunds). */
+export function tempoChargeEnv(tempo: TempoDevnet): Record<string, string> {
+  return {
+    MPP_TEMPO_RECIPIENT: tempo.recipient.address,
+    MPP_TEMPO_RPC_URL: tempo.rpcUrl,
+    MPP_TEMPO_CHAIN_ID: String(tempo.chainId),
+    MPP_TEMPO_CURRENCY: tempo.currency,
+  };
+}
+
 /**
  * The settings that make kasir accept MPP Tempo charges on the devnet's Tempo chain (fees sponsored; push payments
  * too, refunded from the payout wallet when their call fails) and payment channels on its TIP-1034 escrow.
  */
 export function mppEnv(tempo: TempoDevnet): Record<string, string> {
   return {
-    MPP_TEMPO_RECIPIENT: tempo.recipient.address,
-    MPP_TEMPO_RPC_URL: tempo.rpcUrl,
-    MPP_TEMPO_CHAIN_ID: String(tempo.chainId),
-    MPP_TEMPO_CURRENCY: tempo.currency,
+    ...tempoChargeEnv(tempo),
     MPP_TEMPO_FEE_PAYER_KEY: tempo.feePayer.privateKey,
     MPP_TEMPO_REFUND_KEY: tempo.recipient.privateKey,
     MPP_CHANNEL_OPERATOR_KEY: tempo.channelOperator.privateKey,

@@ -8,7 +8,8 @@ import { Session } from 'mppx/tempo';
 import { parseEventLogs, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
+import { tempoChargeEnv } from '../../src/devnet/command.js';
+import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const URL_BASE = 'http://kasir.test';
@@ -32,10 +33,7 @@ describe('payment channels with the mppx session client on the devnet', () => {
   beforeAll(async () => {
     chain = await startTempoDevnet();
     kasir = await startPaidKasir('sqlite', {
-      MPP_TEMPO_RECIPIENT: chain.recipient.address,
-      MPP_TEMPO_RPC_URL: chain.rpcUrl,
-      MPP_TEMPO_CHAIN_ID: String(chain.chainId),
-      MPP_TEMPO_CURRENCY: PATH_USD,
+      ...tempoChargeEnv(chain),
       MPP_CHANNEL_OPERATOR_KEY: chain.channelOperator.privateKey,
       MPP_CHANNEL_ESCROW: chain.escrow,
       MPP_CHANNEL_STREAM_TRANCHE_TOKENS: String(TRANCHE),

@@ -4,7 +4,8 @@
 import { Mppx, tempo } from 'mppx/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
+import { tempoChargeEnv } from '../../src/devnet/command.js';
+import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const URL_BASE = 'http://kasir.test';
@@ -15,10 +16,7 @@ describe('a Tempo payment whose nonce was already used', () => {
   beforeAll(async () => {
     chain = await startTempoDevnet();
     kasir = await startPaidKasir('sqlite', {
-      MPP_TEMPO_RECIPIENT: chain.recipient.address,
-      MPP_TEMPO_RPC_URL: chain.rpcUrl,
-      MPP_TEMPO_CHAIN_ID: String(chain.chainId),
-      MPP_TEMPO_CURRENCY: PATH_USD,
+      ...tempoChargeEnv(chain),
       PUBLIC_BASE_URL: URL_BASE,
     });
   }, 60_000);

@@ -7,6 +7,7 @@ import { createClient, http, parseEventLogs, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Abis } from 'viem/tempo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempoChargeEnv } from '../../src/devnet/command.js';
 import type { DevnetKey } from '../../src/devnet/evm.js';
 import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { challengeMeta } from '../../src/rails/mpp/rail.js';
@@ -29,10 +30,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
 
   // `kasir` refunds from its payout wallet (push accepted); `sponsored` pays payers' fees and has no refund wallet.
   const env = (options: { feePayer?: DevnetKey; refunds?: boolean }) => ({
-    MPP_TEMPO_RECIPIENT: chain.recipient.address,
-    MPP_TEMPO_RPC_URL: chain.rpcUrl,
-    MPP_TEMPO_CHAIN_ID: String(chain.chainId),
-    MPP_TEMPO_CURRENCY: PATH_USD,
+    ...tempoChargeEnv(chain),
     PUBLIC_BASE_URL: URL_BASE,
     ...(options.feePayer ? { MPP_TEMPO_FEE_PAYER_KEY: options.feePayer.privateKey } : {}),
     ...(options.refunds ? { MPP_TEMPO_REFUND_KEY: chain.recipient.privateKey } : {}),
@@ -375,10 +373,7 @@ describe.runIf(postgresUp)('MPP Tempo charge with two instances on one PostgreSQ
     const chain = await startTempoDevnet();
     const env = {
       DATABASE_URL: pg.url,
-      MPP_TEMPO_RECIPIENT: chain.recipient.address,
-      MPP_TEMPO_RPC_URL: chain.rpcUrl,
-      MPP_TEMPO_CHAIN_ID: String(chain.chainId),
-      MPP_TEMPO_CURRENCY: PATH_USD,
+      ...tempoChargeEnv(chain),
       PUBLIC_BASE_URL: URL_BASE,
     };
     const [one, two] = await startTwoPaidKasirs('postgres', env);
