@@ -51,6 +51,16 @@ describe.each(cases)('media service on %s with %s blobs', (db, store) => {
     expect(after).toEqual(before);
   });
 
+  it("stores a provider's result under the type its bytes show, but raw audio under the type declared", async () => {
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(64, 7)]);
+    const relabelled = await kasir.deps.media.save('video/mp4', Readable.from([png]), undefined, 'provider');
+    expect(relabelled.contentType).toBe('image/png');
+    // 0x0B77 is an AC3 frame's sync word: two bytes that raw PCM samples spell now and then.
+    const pcm = Buffer.concat([Buffer.from('0b77', 'hex'), Buffer.alloc(4096, 3)]);
+    const audio = await kasir.deps.media.save('audio/pcm', Readable.from([pcm]), undefined, 'provider');
+    expect(audio.contentType).toBe('audio/pcm');
+  });
+
   it('deletes bytes and metadata', async () => {
     const saved = await kasir.deps.media.save('audio/mpeg', Readable.from([Buffer.from('id3')]));
     await kasir.deps.media.delete(saved.key);

@@ -140,7 +140,10 @@ async function verifiedType(declared: string, head: Buffer, source: MediaSource)
     throw new MediaTypeMismatchError(declared, detected);
   }
   if (!detected || detected === 'text/plain') return declared;
-  if (/^(image|video|audio)\//.test(detected) && detected !== 'image/svg+xml') return detected;
+  // Raw audio (PCM) has no signature, so its first bytes can spell a format's few-byte sync word by chance.
+  const isMedia = /^(image|video|audio)\//.test(detected) && detected !== 'image/svg+xml';
+  if (isMedia && declared.startsWith('audio/') && isSignatureless(declared)) return declared;
+  if (isMedia) return detected;
   throw new MediaTypeMismatchError(declared, detected);
 }
 

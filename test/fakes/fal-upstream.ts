@@ -146,7 +146,7 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     const files = Array.from({ length: count }, (_, i) => {
       const name = `${id}-${i}.${kind === 'image' ? 'png' : kind === 'video' ? 'mp4' : 'mp3'}`;
       const url = job.script.resultUrl ?? `${fake.url}/files/${name}`;
-      const bytes = job.script.fileContent ?? bytesFor(name, job.script.fileBytes ?? 2048);
+      const bytes = job.script.fileContent ?? bytesFor(name, job.script.fileBytes ?? 2048, TYPES[kind]);
       if (!job.script.resultUrl) fake.files.set(url, { bytes, contentType: TYPES[kind] });
       return { url, content_type: TYPES[kind], file_name: name, file_size: bytes.length };
     });

@@ -7,8 +7,9 @@
  * `response.generateVideoResponse.generatedSamples[0].video.uri` (or `error`). Videos are downloaded from
  * GET /v1beta/files/{id}:download?alt=media, with the key. Errors use Google's `{ error: { code, message, status } }`.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
+import { bytesFor } from './file-bytes.js';
 import { closeServer, listen, sendJson } from './http.js';
 
 export interface GoogleMediaScript {
@@ -35,11 +36,6 @@ export interface FakeGoogleMedia {
   close(): Promise<void>;
 }
 
-const bytesFor = (seed: string, blocks: number) =>
-  Buffer.concat(
-    Array.from({ length: blocks }, (_, i) => createHash('sha256').update(`${seed}:${i}`).digest()),
-  );
-
 export async function startFakeGoogleMedia(options: { apiKey: string }): Promise<FakeGoogleMedia> {
   let script: GoogleMediaScript = {};
   const operations = new Map<string, { reads: number; script: GoogleMediaScript; file: string }>();
@@ -56,8 +52,8 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
   };
   const error = (res: ServerResponse, code: number, status: string, message: string) =>
     sendJson(res, code, { error: { code, message, status } });
-  const produce = (seed: string, blocks: number) => {
-    const bytes = bytesFor(seed, blocks);
+  const produce = (seed: string, blocks: number, type: string) => {
+    const bytes = bytesFor(seed, blocks * 32, type);
     fake.produced.push(bytes);
     return bytes;
   };
@@ -137,7 +133,7 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
       return sendJson(res, 200, {
         predictions: Array.from({ length: count }, (_, i) => ({
           mimeType: 'image/png',
-          bytesBase64Encoded: produce(`${model}:${instance.prompt}:${i}`, 8).toString('base64'),
+          bytesBase64Encoded: produce(`${model}:${instance.prompt}:${i}`, 8, 'image/png').toString('base64'),
         })),
       });
     }
@@ -146,7 +142,7 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
         return error(res, 400, 'INVALID_ARGUMENT', 'prompt is required');
       const name = `models/${model}/operations/${randomUUID().replaceAll('-', '')}`;
       const file = randomUUID().replaceAll('-', '');
-      files.set(file, produce(`${model}:${instance.prompt}`, 200));
+      files.set(file, produce(`${model}:${instance.prompt}`, 200, 'video/mp4'));
       operations.set(name, { reads: 0, script, file });
       return sendJson(res, 200, { name });
     }
@@ -164,7 +160,7 @@ export async function startFakeGoogleMedia(options: { apiKey: string }): Promise
               {
                 inlineData: {
                   mimeType: 'image/png',
-                  data: produce(`${model}:${text}:${parts.length}`, 8).toString('base64'),
+                  data: produce(`${model}:${text}:${parts.length}`, 8, 'image/png').toString('base64'),
                 },
               },
             ],

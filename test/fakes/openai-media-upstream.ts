@@ -44,6 +44,8 @@ export interface FakeOpenAiMedia {
   close(): Promise<void>;
 }
 
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
 const SPEECH_TYPES: Record<string, string> = {
   mp3: 'audio/mpeg',
   opus: 'audio/opus',
@@ -94,7 +96,7 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
       if (typeof body.prompt !== 'string')
         return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'prompt'."));
       const n = Number(body.n ?? 1);
-      fake.produced = Array.from({ length: n }, (_, i) => bytesFor(`${body.prompt}#${i}`, 3000));
+      fake.produced = Array.from({ length: n }, (_, i) => bytesFor(`${body.prompt}#${i}`, 3000, IMAGE_TYPES[String(body.output_format ?? 'png')] ?? 'image/png'));
       return sendJson(res, 200, {
         created: 1_767_225_600,
         data: fake.produced.map((b) => ({ b64_json: b.toString('base64') })),
@@ -105,9 +107,10 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
       if (typeof body.input !== 'string' || typeof body.voice !== 'string')
         return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'input'."));
       const format = String(body.response_format ?? 'mp3');
-      const audio = bytesFor(`${body.voice}:${body.input}`, 100 * body.input.length);
+      const type = SPEECH_TYPES[format] ?? 'audio/mpeg';
+      const audio = bytesFor(`${body.voice}:${body.input}`, 100 * body.input.length, type);
       fake.produced = [audio];
-      res.writeHead(200, { 'content-type': SPEECH_TYPES[format] ?? 'audio/mpeg' });
+      res.writeHead(200, { 'content-type': type });
       return res.end(audio);
     }
     if (req.method === 'POST' && path === '/v1/audio/transcriptions') {

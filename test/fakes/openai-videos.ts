@@ -57,8 +57,8 @@ function invalid(res: ServerResponse, param: string | null, message: string, sta
 /** The files of a completed video, by variant: the MP4, a WebP thumbnail, a JPEG spritesheet. */
 const VARIANTS: Record<string, { type: string; of: (v: FakeVideo) => Buffer }> = {
   video: { type: 'video/mp4', of: (v) => v.mp4 },
-  thumbnail: { type: 'image/webp', of: (v) => bytesFor(`${v.id}:thumbnail`, 512) },
-  spritesheet: { type: 'image/jpeg', of: (v) => bytesFor(`${v.id}:spritesheet`, 512) },
+  thumbnail: { type: 'image/webp', of: (v) => bytesFor(`${v.id}:thumbnail`, 512, 'image/webp') },
+  spritesheet: { type: 'image/jpeg', of: (v) => bytesFor(`${v.id}:spritesheet`, 512, 'image/jpeg') },
 };
 
 export class FakeVideos {
@@ -150,7 +150,7 @@ export class FakeVideos {
       createdAt: Math.floor(Date.now() / 1000),
       reads: 0,
       script: this.script,
-      mp4: bytesFor(id, this.script.bytes ?? 64 * 1024),
+      mp4: bytesFor(id, this.script.bytes ?? 64 * 1024, 'video/mp4'),
       reference,
     };
     this.videos.set(id, v);

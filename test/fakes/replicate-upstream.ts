@@ -79,7 +79,7 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
     const names = Array.from({ length: p.script.files ?? 1 }, (_, i) => `${id}/out-${i}.webp`);
     const out = names.map((n) => {
       const url = `${fake.url}/files/${n}`;
-      fake.files.set(url, bytesFor(n, 2500));
+      fake.files.set(url, bytesFor(n, 2500, 'image/webp'));
       return url;
     });
     return {
