@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 
 /** The first bytes of each format the fakes serve, as file-type recognises them. */
 const SIGNATURES: Record<string, Buffer> = {
-  'video/mp4': Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42\0\0\0\0mp42isom', 'latin1')]),
+  'video/mp4': Buffer.concat([
+    Buffer.from([0, 0, 0, 0x18]),
+    Buffer.from('ftypmp42\0\0\0\0mp42isom', 'latin1'),
+  ]),
   'image/png': Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
   'image/jpeg': Buffer.from('ffd8ffe000104a464946000101', 'hex'),
   'image/webp': Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'),
@@ -30,7 +33,8 @@ export function bytesFor(seed: string, size: number, type?: string): Buffer {
     block = createHash('sha256').update(block).digest();
   }
   const signature = type ? SIGNATURES[type] : undefined;
-  if (type && !signature && type !== 'audio/pcm') throw new Error(`no signature for ${type} in the fakes' file bytes`);
+  if (type && !signature && type !== 'audio/pcm')
+    throw new Error(`no signature for ${type} in the fakes' file bytes`);
   signature?.copy(out, 0, 0, Math.min(signature.length, size));
   return out;
 }

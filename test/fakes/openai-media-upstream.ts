@@ -96,7 +96,13 @@ export async function startFakeOpenAiMedia(options: { apiKey?: string } = {}): P
       if (typeof body.prompt !== 'string')
         return sendJson(res, 400, openAiErrorBody(400, "Missing required parameter: 'prompt'."));
       const n = Number(body.n ?? 1);
-      fake.produced = Array.from({ length: n }, (_, i) => bytesFor(`${body.prompt}#${i}`, 3000, IMAGE_TYPES[String(body.output_format ?? 'png')] ?? 'image/png'));
+      fake.produced = Array.from({ length: n }, (_, i) =>
+        bytesFor(
+          `${body.prompt}#${i}`,
+          3000,
+          IMAGE_TYPES[String(body.output_format ?? 'png')] ?? 'image/png',
+        ),
+      );
       return sendJson(res, 200, {
         created: 1_767_225_600,
         data: fake.produced.map((b) => ({ b64_json: b.toString('base64') })),
