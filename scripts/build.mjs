@@ -44,5 +44,21 @@ cpSync('src', 'dist', {
     src.endsWith('.json') ||
     src.includes(`${path.sep}dashboard${path.sep}assets${path.sep}`),
 });
+// The catalog's full check (every entry's schema compiled, every example validated and priced) runs here, once,
+// and stamps the data it passed: a start-up on the same data and default margins skips the compile.
+const stamp = spawn(
+  process.execPath,
+  [
+    '--input-type=module',
+    '-e',
+    "const { stampCheckedData } = await import('./dist/catalog/load.js'); stampCheckedData({ marginPercent: { '*': 0 } });",
+  ],
+  { stdio: ['ignore', 'inherit', 'inherit'] },
+);
+const [stampCode] = await new Promise((resolve) => stamp.once('exit', (...result) => resolve(result)));
+if (stampCode !== 0) {
+  console.error('kasir: the catalog data is invalid (above)');
+  process.exit(1);
+}
 cpSync('package.json', marker);
 console.error(`kasir: built dist/ in ${seconds()} s`);

@@ -8,9 +8,7 @@ import { ApiError, invalidInput } from './http/errors.js';
 import { LaneApp } from './http/lanes.js';
 import { allowedMethods } from './http/method-not-allowed.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { mountMcpRoutes } from './mcp/server.js';
-import { ToolList } from './mcp/tool-list.js';
-import { channelManagement } from './rails/channel/management.js';
+import { mountMcpRoutes } from './mcp/route.js';
 import { mountAdminRoutes } from './routes/admin.js';
 import { mountCatalogRoutes } from './routes/catalog.js';
 import { catalogFacts } from './routes/catalog-listing.js';
@@ -71,7 +69,7 @@ export function createApp(deps: Deps): LaneApp {
       trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
       voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
     },
-    manage: channels ? (x) => channelManagement({ db: deps.db, ...channels }, x) : undefined,
+    manage: channels?.manage,
   };
   mountChatRoutes(app, deps, checkoutDeps);
   mountLookupRoutes(app, deps, checkoutDeps);
@@ -79,7 +77,11 @@ export function createApp(deps: Deps): LaneApp {
   mountRecipeRoutes(app, deps, checkoutDeps);
   mountModelRoutes(app, deps, checkoutDeps);
   mountWalletRoutes(app, deps, checkoutDeps);
-  mountMcpRoutes(app, new ToolList(deps.catalog, deps.offers, () => deps.modelWatch?.version ?? 0));
+  mountMcpRoutes(app, {
+    catalog: deps.catalog,
+    offers: deps.offers,
+    availabilityVersion: () => deps.modelWatch?.version ?? 0,
+  });
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   const topupGateway = openTopupGateway(deps.config);
   if (topupGateway) mountTopupNotification(app, deps, topupGateway);

@@ -4,6 +4,7 @@ import type { Catalog } from './catalog/types.js';
 import type { JobRunner } from './checkout/jobs.js';
 import type { Config } from './config/load.js';
 import type { SafeFetcher } from './fetch/safe-fetch.js';
+import type { Exchange } from './http/exchange.js';
 import type { Logger } from './http/logger.js';
 import type { Metrics } from './http/metrics.js';
 import type { KeyResolver } from './ledger/accounts.js';
@@ -44,6 +45,8 @@ export interface Deps {
     secrets: () => Promise<string[]>;
     challengeTtlSeconds: number;
     suggestedDeposit: number;
+    /** Answers a request that only manages its channel (rails/channel/management.ts); null for any other. */
+    manage: (x: Exchange) => Promise<Response> | null;
   } | null;
   catalog: Catalog;
   /** Chat provider adapters and the retry/fallback router. */

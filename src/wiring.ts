@@ -9,6 +9,7 @@ import type { Config } from './config/load.js';
 import type { Deps } from './deps.js';
 import { operatorHosts } from './fetch/operator-hosts.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
+import type { Exchange } from './http/exchange.js';
 import type { Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { KeyResolver } from './ledger/accounts.js';
@@ -25,7 +26,6 @@ import { createChatRouter } from './providers/chat-router.js';
 import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
 import type { ChannelBackend } from './rails/channel/backend.js';
-import { createChannelRail } from './rails/channel/rail.js';
 import { VoucherBell } from './rails/channel/voucher-bell.js';
 import { loadSecrets } from './rails/mpp/secrets.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
@@ -119,7 +119,16 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ? await (await import('./rails/mpp/open.js')).openMppRail(config, { db, log })
         : null;
     const { tempo, channels: channelConfig } = config.mpp;
-    const channels =
+    // Channels' modules (mppx's session wire and Tempo code) load only when channels are on.
+    const channelCode =
+      tempo && channelConfig
+        ? await Promise.all([
+            import('./rails/channel/rail.js'),
+            import('./rails/channel/management.js'),
+            import('./rails/channel/voucher-signature.js').then((m) => m.loadVoucherSignature()),
+          ])
+        : null;
+    const channelParts =
       tempo && channelConfig
         ? {
             backend:
@@ -134,12 +143,21 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
             suggestedDeposit: channelConfig.suggestedDeposit,
           }
         : null;
+    const channels =
+      channelParts && channelCode
+        ? {
+            ...channelParts,
+            manage: (x: Exchange) => channelCode[1].channelManagement({ db, ...channelParts }, x),
+          }
+        : null;
     if (mpp) closers.push(async () => mpp.close());
     const rails = createRailRegistry(
       [
         createPrepaidRail({ db, keys, reserves }),
         mpp?.rail ?? null,
-        channels ? createChannelRail({ db, ...channels, holdTtlSeconds: config.holdTtlSeconds }) : null,
+        channels && channelCode
+          ? channelCode[0].createChannelRail({ db, ...channels, holdTtlSeconds: config.holdTtlSeconds })
+          : null,
         x402,
       ].filter((r): r is Rail => r !== null),
     );

@@ -1,5 +1,10 @@
-/** Loads the catalog data files once at start-up and checks every entry: a bad one stops start-up naming itself and its field. */
-import { readFileSync } from 'node:fs';
+/**
+ * Loads the catalog data files once at start-up and checks every entry: a bad one stops start-up naming itself and
+ * its field. Compiling every entry's schema is most of that check's cost, so the build does it once and leaves a
+ * stamp of the data it checked; a start-up on the same data skips the compile (each schema compiles on first use).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DATA_FILES, type DataFileName, dataFileShape } from './data-shape.js';
 import { toEntry } from './entry-parse.js';
 import { ruleProblems } from './rule-checks.js';
@@ -19,21 +24,47 @@ export class CatalogError extends Error {
   }
 }
 
-function readDataFile(name: DataFileName): unknown {
-  return JSON.parse(readFileSync(new URL(`./data/${name}.json`, import.meta.url), 'utf8'));
+const dataUrl = (name: string) => new URL(`./data/${name}`, import.meta.url);
+
+/** Where the build records the digest of the data files whose every schema compiled. */
+const STAMP = 'schemas-checked.sha256';
+
+/**
+ * The data files' text, and a digest of all of it (names and contents) and of the options the check depends on (a
+ * margin moves the examples' prices).
+ */
+function readData(options: LoadOptions): { files: Record<DataFileName, unknown>; digest: string } {
+  const hash = createHash('sha256').update(`${JSON.stringify(options)}\0`);
+  const files = {} as Record<DataFileName, unknown>;
+  for (const name of DATA_FILES) {
+    const text = readFileSync(dataUrl(`${name}.json`), 'utf8');
+    hash.update(`${name}\0${text}\0`);
+    files[name] = JSON.parse(text);
+  }
+  return { files, digest: hash.digest('hex') };
 }
 
 /** Reads every data file and builds the catalog; throws CatalogError when any entry is bad. */
 export function loadCatalog(options: LoadOptions): LoadedCatalog {
-  const files = Object.fromEntries(DATA_FILES.map((f) => [f, readDataFile(f)])) as Record<
-    DataFileName,
-    unknown
-  >;
-  return buildCatalog(files, options);
+  const { files, digest } = readData(options);
+  const stamp = dataUrl(STAMP);
+  const schemasChecked = existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest;
+  return buildCatalog(files, options, { schemasChecked });
+}
+
+/** Checks the data files in full (every schema compiled) and stamps them so; run by the build, throws when bad. */
+export function stampCheckedData(options: LoadOptions): void {
+  const { files, digest } = readData(options);
+  buildCatalog(files, options);
+  writeFileSync(dataUrl(STAMP), `${digest}\n`);
 }
 
 /** Builds the catalog from parsed data files (tests pass their own). */
-export function buildCatalog(files: Record<DataFileName, unknown>, options: LoadOptions): LoadedCatalog {
+export function buildCatalog(
+  files: Record<DataFileName, unknown>,
+  options: LoadOptions,
+  { schemasChecked = false } = {},
+): LoadedCatalog {
   const problems: string[] = [];
   const entries: CatalogEntry[] = [];
   for (const file of DATA_FILES) {
@@ -54,12 +85,13 @@ export function buildCatalog(files: Record<DataFileName, unknown>, options: Load
   // The check compiles every schema (one ajv refuses is reported here, not on a first request) with compilers of its
   // own, dropped when it ends: a deployment calls a few of the ~110 schemas, and compiles those again on first use
   // rather than keeping every validator alive for the life of the process.
-  const checker = recentChecker?.deref() ?? new Validators();
-  recentChecker = new WeakRef(checker);
+  // `schemasChecked`: the build already compiled these very files' schemas (loadCatalog).
+  const checker = schemasChecked ? undefined : (recentChecker?.deref() ?? new Validators());
+  if (checker) recentChecker = new WeakRef(checker);
   for (const entry of entries) {
     const label = `entry "${entry.id}"`;
     try {
-      checker.compile(requestSchema(entry));
+      checker?.compile(requestSchema(entry));
     } catch (err) {
       problems.push(`${label} field "input": ${(err as Error).message}`);
       continue;
@@ -93,6 +125,7 @@ export function buildCatalog(files: Record<DataFileName, unknown>, options: Load
   const catalog = new ServedCatalog(entries, names, undefined, options);
   // Every example must pass its own validation and price within range: the default request is sold as written.
   for (const entry of entries) {
+    if (!checker) break;
     const checked = catalog.checkDefaultRequest(entry, checker.compile(requestSchema(entry)));
     if (!checked.ok) {
       const why = checked.errors.map((e) => `${e.field}: ${e.message}`).join('; ');

@@ -8,8 +8,6 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { getAddress, isAddress, verifyMessage } from 'viem';
-import { createSiweMessage, generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { Deps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { invalidInput } from '../http/errors.js';
@@ -19,11 +17,15 @@ import { SignInPage } from './views/topup.js';
 
 const NONCE_COOKIE = 'kasir_siwe';
 
+/** viem and its SIWE helpers, loaded on the first sign-in (most instances never see one). */
+const loadViem = () => Promise.all([import('viem'), import('viem/siwe')]);
+
 export function mountSiwe(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   const policy = cookiePolicy(deps);
   const base = new URL(deps.config.publicBaseUrl);
 
-  app.get('/dashboard/siwe/message', (c) => {
+  app.get('/dashboard/siwe/message', async (c) => {
+    const [{ getAddress, isAddress }, { createSiweMessage, generateSiweNonce }] = await loadViem();
     const address = c.req.query('address') ?? '';
     const chainId = Number(c.req.query('chainId') ?? '1');
     if (!isAddress(address)) throw invalidInput([{ field: 'address', message: 'an Ethereum address' }]);
@@ -53,6 +55,7 @@ export function mountSiwe(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   });
 
   app.post('/dashboard/siwe', async (c) => {
+    const [{ getAddress, verifyMessage }, { parseSiweMessage, validateSiweMessage }] = await loadViem();
     const v = await visit(c, deps);
     const form = await readForm(c, v.session);
     const nonce = getCookie(c, NONCE_COOKIE);

@@ -2,14 +2,15 @@
  * The length of an audio (or video) file, read from its own container headers by music-metadata (MP3 frames and
  * Xing/VBRI headers, WAV/FLAC/Ogg/MP4/WebM headers), so speech-to-text is priced on what the caller sends rather
  * than on a length the caller declares. A file whose length cannot be read is refused before any payment.
+ * music-metadata loads with the first file measured, not at start.
  */
-import { parseBuffer } from 'music-metadata';
 import type { ModelEntry } from '../catalog/types.js';
 import { invalidInput } from '../http/errors.js';
 
 /** Seconds of audio in `bytes`, or undefined when the headers do not tell (or the format is not audio). */
 export async function audioSeconds(bytes: Buffer, contentType: string): Promise<number | undefined> {
   try {
+    const { parseBuffer } = await import('music-metadata');
     const meta = await parseBuffer(
       bytes,
       { mimeType: contentType, size: bytes.length },

@@ -3,14 +3,11 @@
  * named by the caller (a shiki id or alias), else the one the file name's extension or name implies, else plain
  * text. One highlighter, grammars loaded on first use, on shiki's JavaScript regex engine (no WebAssembly to load:
  * the Oniguruma engine's inlined WASM is read through the global Response, which other libraries may replace).
+ * shiki loads with the first card, not at start.
  */
-import {
-  type BundledLanguage,
-  bundledLanguages,
-  createHighlighter,
-  createJavaScriptRegexEngine,
-  type ThemedToken,
-} from 'shiki';
+import type { createHighlighter, ThemedToken } from 'shiki';
+// The language table alone (a map of loaders): validating a call's language must not load shiki itself.
+import { type BundledLanguage, bundledLanguages } from 'shiki/langs';
 import { invalidInput } from '../http/errors.js';
 
 export const CODE_THEME = 'github-dark';
@@ -45,11 +42,13 @@ export interface Highlighted {
 }
 
 export async function highlight(code: string, language: BundledLanguage | 'text'): Promise<Highlighted> {
-  highlighter ??= createHighlighter({
-    themes: [CODE_THEME],
-    langs: [],
-    engine: createJavaScriptRegexEngine({ forgiving: true }),
-  });
+  highlighter ??= import('shiki').then(({ createHighlighter, createJavaScriptRegexEngine }) =>
+    createHighlighter({
+      themes: [CODE_THEME],
+      langs: [],
+      engine: createJavaScriptRegexEngine({ forgiving: true }),
+    }),
+  );
   const h = await highlighter;
   if (language !== 'text' && !h.getLoadedLanguages().includes(language)) await h.loadLanguage(language);
   const result = h.codeToTokens(code, { lang: language, theme: CODE_THEME });

@@ -12,7 +12,7 @@ import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
 import { pickErrors } from '../http/openapi.js';
 import type { ChannelDescriptor } from '../rails/channel/backend.js';
-import { Bytes32, Descriptor } from '../rails/channel/session-wire.js';
+import { Bytes32, Descriptor } from '../rails/channel/descriptor.js';
 import {
   acceptVoucher,
   channelView,

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { nowIso } from '../../ledger/ids.js';
 import { PaymentRefusal } from '../types.js';
+import { Descriptor } from './descriptor.js';
 import type { Voucher } from './store.js';
 
 export type SessionPayload = Session.Precompile.SessionCredentialPayload;
@@ -151,18 +152,6 @@ export function voucherOf(payload: SessionPayload): Voucher {
   };
 }
 
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
-export const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex');
-/** A TIP-1034 channel's descriptor, field by field (a session credential's, or a channel registered by hand). */
-export const Descriptor = z.object({
-  payer: Address,
-  payee: Address,
-  operator: Address,
-  token: Address,
-  salt: Bytes32,
-  authorizedSigner: Address,
-  expiringNonceHash: Bytes32,
-});
 /** What an open or a top-up must carry besides its voucher: the channel's descriptor and the signed transaction. */
 const ChannelTransactionPayload = z.object({
   descriptor: Descriptor,

@@ -1,4 +1,4 @@
-import { Session } from 'mppx/tempo';
+/** Payment channels' rows: a channel registered, its vouchers checked and accepted, calls spent from it, and its close. */
 import { ApiError } from '../../http/errors.js';
 import { nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
@@ -6,6 +6,7 @@ import type { PaymentChannelTable } from '../../store/schema.js';
 import { PaymentRefusal } from '../types.js';
 import type { ChannelBackend, ChannelDescriptor } from './backend.js';
 import { type ChannelHold, lapseAt } from './holds.js';
+import { voucherSignedBy } from './voucher-signature.js';
 
 export interface Voucher {
   channelId: `0x${string}`;
@@ -155,7 +156,7 @@ export async function spendFromChannel(
     }
     const retry = cumulative === BigInt(row.accepted) && voucher.signature === row.voucher_signature;
     if (!retry) {
-      const signed = Session.Precompile.Voucher.verifyVoucher(
+      const signed = await voucherSignedBy(
         backend.escrow,
         backend.chainId,
         { channelId: voucher.channelId, cumulativeAmount: cumulative, signature: voucher.signature },
