@@ -27,6 +27,7 @@ import { createMediaProviders } from './providers/media/registry.js';
 import { createChatProviders } from './providers/registry.js';
 import type { ChannelBackend } from './rails/channel/backend.js';
 import { VoucherBell } from './rails/channel/voucher-bell.js';
+import { loadVoucherSignature } from './rails/channel/voucher-signature.js';
 import { loadSecrets } from './rails/mpp/secrets.js';
 import { dropExpiredReplayKeys } from './rails/mpp/store.js';
 import { createPrepaidRail } from './rails/prepaid.js';
@@ -125,7 +126,7 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         ? await Promise.all([
             import('./rails/channel/rail.js'),
             import('./rails/channel/management.js'),
-            import('./rails/channel/voucher-signature.js').then((m) => m.loadVoucherSignature()),
+            loadVoucherSignature(),
           ])
         : null;
     const channelParts =

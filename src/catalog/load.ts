@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { shippedFile } from '../shipped-files.js';
 import { DATA_FILES, type DataFileName, dataFileShape } from './data-shape.js';
 import { toEntry } from './entry-parse.js';
 import { ruleProblems } from './rule-checks.js';
@@ -24,7 +25,7 @@ export class CatalogError extends Error {
   }
 }
 
-const dataUrl = (name: string) => new URL(`./data/${name}`, import.meta.url);
+const dataUrl = (name: string) => shippedFile(`catalog/data/${name}`);
 
 /** Where the build records the digest of the data files whose every schema compiled. */
 const STAMP = 'schemas-checked.sha256';

@@ -7,8 +7,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../http/env.js';
+import { shippedFile } from '../shipped-files.js';
 
-const here = (name: string) => new URL(`./assets/${name}`, import.meta.url);
+const here = (name: string) => shippedFile(`dashboard/assets/${name}`);
 const chartDir = path.dirname(createRequire(import.meta.url).resolve('chart.js'));
 
 const FILES: Record<string, { type: string; load: () => Buffer }> = {

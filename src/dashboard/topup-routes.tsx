@@ -6,7 +6,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import QRCode from 'qrcode';
 import type { Deps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { ApiError } from '../http/errors.js';
@@ -133,6 +132,8 @@ export function mountTopupPages(app: OpenAPIHono<AppEnv>, deps: Deps, gateway: P
     const v = await visit(c, deps);
     const order = await visibleOrder(c, v);
     if (!order.qr_string) throw new ApiError('not_found', 'this order has no QR code');
+    // qrcode loads with the first QR shown (top-ups are off on most instances).
+    const { default: QRCode } = await import('qrcode');
     const svg = await QRCode.toString(order.qr_string, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
     return c.body(svg, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'private, max-age=600' });
   });

@@ -1,5 +1,6 @@
 /** Indonesian region data (38 provinsi, 514 kabupaten/kota, 7,285 kecamatan) loaded once from the bundled JSON. */
 import { readFileSync } from 'node:fs';
+import { shippedFile } from '../shipped-files.js';
 
 export type RegionLevel = 'provinsi' | 'kabupaten_kota';
 export type IndonesianTimezone = 'WIB' | 'WITA' | 'WIT';
@@ -44,7 +45,7 @@ interface Loaded {
 let loaded: Loaded | undefined;
 
 function readJson<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`./data/${name}`, import.meta.url), 'utf8')) as T;
+  return JSON.parse(readFileSync(shippedFile(`lookups/data/${name}`), 'utf8')) as T;
 }
 
 function load(): Loaded {
