@@ -2,7 +2,9 @@
 // Usage: npm run build && node bench/paid.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
 // Measures, in one run: req/s, server CPU µs per request, p50/p99 of a paid call on a funded prepaid key,
 // the 402 paths (no key; a key with an empty balance), streamed calls, latency at one connection, time to
-// first byte on a slow stream, peak memory, and hold+capture per second on SQLite and PostgreSQL.
+// first byte on a slow stream, peak memory, start-up time, funded calls on PostgreSQL with the charge journal as
+// rows against the file journal, and hold+capture per second on SQLite and PostgreSQL; then a summary of the ratios
+// against the bare pass-through, which .ci/run prints from a short run.
 import path from 'node:path';
 import { request } from 'undici';
 import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
@@ -15,6 +17,7 @@ import {
   memoryMb,
   pinSelf,
   printTable,
+  ratio,
   requireBuild,
   root,
   startKasir,
@@ -22,6 +25,7 @@ import {
   warmup,
 } from './lib/harness.mjs';
 import { holdCaptureRate } from './lib/ledger-rate.mjs';
+import { scratchDatabase } from './lib/pg-database.mjs';
 
 requireBuild();
 pinSelf();
@@ -126,6 +130,8 @@ try {
   );
   printTable('One connection (latency)', one, 'bare proxy');
   const [direct, bareOne, kasirOne] = one;
+  const addedRatio =
+    (1000 / kasirOne.rps - 1000 / direct.rps) / Math.max(1e-9, 1000 / bareOne.rps - 1000 / direct.rps);
   const added = (r) => (r.p50 === 0 ? 0 : r.p50 - direct.p50);
   const meanLatency = (r) => 1000 / r.rps;
   console.log(
@@ -167,6 +173,64 @@ try {
   console.log(
     `  peak ratio ${(mem.kasir.peak / mem.bare.peak).toFixed(2)}; growth-under-load ratio ${((mem.kasir.peak - idle.kasir) / Math.max(1, mem.bare.peak - idle.bare)).toFixed(2)}`,
   );
+
+  // With a shared database the charge journal is rows there (what lets an instance be replaced on an empty disk);
+  // its cost beside the file journal it replaced, on the same PostgreSQL database.
+  let journalRatio;
+  const database = await scratchDatabase('kasir_bench_paid').catch((err) => {
+    console.log(`\nPostgreSQL: skipped (${err.message})`);
+    return null;
+  });
+  if (database) {
+    try {
+      const onPg = (dir, journal, name) =>
+        startKasir(
+          path.join(dataDir, dir),
+          {
+            ADMIN_TOKEN: ADMIN,
+            UPSTREAM_RETRIES: '0',
+            OPENAI_API_KEY: 'sk-bench',
+            OPENAI_BASE_URL: `${fast.url}/v1`,
+            DATABASE_URL: database.url,
+            CHARGE_JOURNAL: journal,
+          },
+          name,
+        );
+      const rows = await onPg('pg-rows', 'database', 'kasir, PostgreSQL, journal rows');
+      children.push(rows);
+      const file = await onPg('pg-file', 'file', 'kasir, PostgreSQL, file journal');
+      children.push(file);
+      const pgCalls = await interleaved([
+        chat(file, plain, { authorization: `Bearer ${await keyWith(file, 1_000_000_000_000)}` }),
+        chat(rows, plain, { authorization: `Bearer ${await keyWith(rows, 1_000_000_000_000)}` }),
+      ]);
+      printTable(
+        'Funded calls on PostgreSQL: the charge journal as rows (group commit) against the file journal',
+        pgCalls,
+      );
+      journalRatio = ratio(pgCalls[1], pgCalls[0], 'rps');
+    } finally {
+      await database.drop().catch(() => {});
+    }
+  }
+
+  // One line per figure, against the bare pass-through, so a regression shows in CI's output the day it lands.
+  const summary = [
+    ['funded calls, req/s ÷ bare', ratio(calls[1], calls[0], 'rps'), '≥ 0.6'],
+    ['funded calls, CPU per call ÷ bare', ratio(calls[1], calls[0], 'cpuPerReq'), '≤ 2'],
+    ['streamed calls, req/s ÷ bare', ratio(streams[1], streams[0], 'rps'), '≥ 0.5'],
+    ['added latency at one connection ÷ bare', addedRatio, '≤ 2'],
+    ['peak memory ÷ bare', mem.kasir.peak / mem.bare.peak, '≤ 1.5'],
+    ['402 (no payment), req/s ÷ funded', ratio(calls[2], calls[1], 'rps'), '≥ 1'],
+    ['slow stream, first byte ÷ total', kasirT.ttfb / kasirT.total, '≤ 0.05'],
+    ['start to ready, s (CPU s)', kasir.readyMs / 1000, '≤ 1', `(${(kasir.readyCpuMs / 1000).toFixed(2)})`],
+    ...(journalRatio === undefined
+      ? []
+      : [['PostgreSQL journal rows, req/s ÷ file journal', journalRatio, '≥ 0.9']]),
+  ];
+  console.log('\nSummary (aims beside)');
+  for (const [what, value, aim, extra = ''] of summary)
+    console.log(`  ${what.padEnd(44)} ${value.toFixed(2).padStart(6)} ${extra} (aim ${aim})`);
 
   console.log(
     '\nLedger: reserve + charge per second, with a usage row (this process, one call at a time and 16 in flight)',

@@ -7,35 +7,23 @@
 //        SOAK_WARMUP=60, SOAK_MAX_GROWTH=0.2, TEST_POSTGRES_URL, TEST_REDIS_URL)
 import { createServer } from 'node:http';
 import path from 'node:path';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
 import { benchScratch, memoryMb, requireBuild, startKasir, startNode } from './lib/harness.mjs';
+import { scratchDatabase } from './lib/pg-database.mjs';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
 const rps = Number(process.env.SOAK_RPS ?? 100);
 const windowSeconds = Number(process.env.SOAK_WINDOW ?? 30);
 const warmupSeconds = Math.min(Number(process.env.SOAK_WARMUP ?? 60), seconds / 2);
 const maxGrowth = Number(process.env.SOAK_MAX_GROWTH ?? 0.2);
-const pgAdmin = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 requireBuild();
 const { dataDir, children, stop } = benchScratch();
 
-async function sql(text) {
-  const client = new pg.Client({ connectionString: pgAdmin });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-const dbName = `kasir_soak_${Date.now().toString(36)}`;
-await sql(`CREATE DATABASE ${dbName}`);
-const databaseUrl = Object.assign(new URL(pgAdmin), { pathname: `/${dbName}` }).toString();
+const database = await scratchDatabase('kasir_soak');
+const databaseUrl = database.url;
 
 // Frankfurter's /latest answer: the paid tool's first call misses the cache, later ones hit it.
 const rates = createServer((_req, res) => {
@@ -207,7 +195,7 @@ try {
   rates.close();
   stop();
   await new Promise((r) => setTimeout(r, 500));
-  await sql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await database.drop().catch(() => {});
 }
 
 async function balance(kasir, key) {

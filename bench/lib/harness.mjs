@@ -65,12 +65,22 @@ export function startNode(name, args, env = {}, cpu = 'server') {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     let seen = '';
     child.stderr.on('data', (chunk) => {
       seen += chunk;
       const m = /listening on (http:\/\/[^\s]+:\d+)/.exec(seen);
-      if (m) resolve({ name, child, url: m[1], pid: child.pid });
+      // readyMs and readyCpuMs: from the spawn to its "listening" line, wall clock and the process's own CPU.
+      if (m)
+        resolve({
+          name,
+          child,
+          url: m[1],
+          pid: child.pid,
+          readyMs: performance.now() - started,
+          readyCpuMs: cpuMicros(child.pid) / 1000,
+        });
     });
     child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${seen}`)));
   });
@@ -154,6 +164,9 @@ export async function interleaved(targets, opts = {}) {
 function perRound(row, base, figure) {
   return row.samples.map((x, i) => x[figure] / base.samples[i][figure]);
 }
+
+/** The median of the per-round ratios of `row`'s figure to `base`'s (what printTable's ratio columns show). */
+export const ratio = (row, base, figure) => median(perRound(row, base, figure));
 
 /**
  * Medians per target; the ratio columns are medians of per-round ratios against `baseName`, and `CPU× range`

@@ -6,7 +6,7 @@
 // group commit) beside the file journal it replaced.
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { scratchDatabase } from './pg-database.mjs';
 
 const SECONDS = Number(process.env.BENCH_LEDGER_SECONDS ?? 3);
 
@@ -119,24 +119,17 @@ async function measure(root, target) {
 
 export async function holdCaptureRate(root, dataDir) {
   const lines = await measure(root, { kind: 'sqlite', file: path.join(dataDir, 'ledger-bench.db') });
-  const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `kasir_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  let scratch;
   try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    scratch = await scratchDatabase('kasir_bench');
   } catch (err) {
     lines.push(`postgres  skipped: ${err.message}`);
-    await admin.end().catch(() => {});
     return lines;
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   try {
-    lines.push(...(await measure(root, { kind: 'postgres', url: url.toString() })));
+    lines.push(...(await measure(root, { kind: 'postgres', url: scratch.url })));
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   }
   return lines;
 }
