@@ -25,12 +25,12 @@ export const storeLabel = (store: MediaStoreTarget): string =>
   store === 's3' ? `S3 on ${S3_SERVER}` : 'disk';
 
 /**
- * Database × media store for the heavier end-to-end suites: the disk on every database, S3 on the last one
- * (PostgreSQL whenever it is up, as in CI: the database that a deployment storing media in S3 runs on).
+ * Database × media store (with its label) for the heavier end-to-end suites: the disk on every database, S3 on the
+ * last one (PostgreSQL whenever it is up, as in CI: the database that a deployment storing media in S3 runs on).
  */
-export const DB_STORE_TARGETS: Array<[DbTarget, MediaStoreTarget]> = [
-  ...DB_TARGETS.map((db) => [db, 'disk'] as [DbTarget, MediaStoreTarget]),
-  [DB_TARGETS.at(-1) ?? 'sqlite', 's3'],
+export const DB_STORE_TARGETS: Array<[DbTarget, string, MediaStoreTarget]> = [
+  ...DB_TARGETS.map((db): [DbTarget, string, MediaStoreTarget] => [db, storeLabel('disk'), 'disk']),
+  [DB_TARGETS.at(-1) ?? 'sqlite', storeLabel('s3'), 's3'],
 ];
 
 export interface TestBucket {
