@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import {
   afterAll,
   afterEach,
@@ -213,5 +214,19 @@ describe.each(DB_TARGETS)(`two instances on one %s database and one bucket (${st
     expect((await read(httpB.url, key)).status).toBe(404);
     expect((await read(httpB.url, key, { method: 'HEAD' })).status).toBe(404);
     expect((await bucket.contents()).objects).not.toContain(key);
+  });
+
+  it('answers 404 to GET and HEAD when the bytes are gone from the bucket though their record is not', async () => {
+    const res = await fetch(`${httpA.url}/v1/media`, {
+      method: 'POST',
+      headers: { 'content-type': 'image/gif' },
+      body: gif(3000),
+    });
+    const key = keyOf(((await res.json()) as { url: string }).url);
+    expect((await read(httpB.url, key, { method: 'HEAD' })).status).toBe(200);
+    await bucket.client.send(new DeleteObjectCommand({ Bucket: bucket.bucket, Key: key }));
+    expect((await read(httpB.url, key, { method: 'HEAD' })).status).toBe(404);
+    expect((await read(httpB.url, key)).status).toBe(404);
+    expect((await read(httpA.url, key, { headers: { range: 'bytes=0-9' } })).status).toBe(404);
   });
 });
