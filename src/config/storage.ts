@@ -47,7 +47,7 @@ export const storageSettings: SettingsArea = {
     {
       vars: ['S3_ENDPOINT'],
       default: 'AWS',
-      meaning: 'Endpoint of an S3-compatible service (MinIO, R2, …).',
+      meaning: 'Endpoint of an S3-compatible service (MinIO, Ceph RADOS Gateway, R2, …).',
     },
     { vars: ['S3_REGION'], default: '`us-east-1`', meaning: 'Region of the bucket.' },
     {
@@ -58,7 +58,8 @@ export const storageSettings: SettingsArea = {
     {
       vars: ['S3_FORCE_PATH_STYLE'],
       default: '`false`',
-      meaning: 'Path-style URLs (needed by most self-hosted S3 servers).',
+      meaning:
+        'Path-style URLs (`<endpoint>/<bucket>/<key>`): needed by most self-hosted S3 servers reached by a host name, whose buckets have no DNS names of their own (an endpoint given as an IP address is always addressed path-style).',
     },
   ],
 };

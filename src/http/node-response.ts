@@ -7,7 +7,10 @@ import type { AppEnv } from './env.js';
 
 /**
  * Sends `body` with `status` and `headers`. Under @hono/node-server the bytes go from the Node stream to the
- * socket with back-pressure; under `app.request()` (tests) they go through a web stream.
+ * socket with back-pressure; under `app.request()` (tests) they go through a web stream. A HEAD request is
+ * answered with a Response in both: Hono answers HEAD by wrapping the GET handler's Response in a new one, which
+ * loses the mark of a response already written to the socket, so the server would write the head a second time
+ * (ERR_HTTP_HEADERS_SENT, logged, and the kept-alive connection destroyed).
  */
 export function sendStream(
   c: Context<AppEnv>,
@@ -17,10 +20,9 @@ export function sendStream(
 ): Response {
   const outgoing = c.env?.outgoing;
   const all = { ...headers, 'x-request-id': c.get('requestId') };
-  if (outgoing) {
+  if (outgoing && c.req.method !== 'HEAD') {
     outgoing.writeHead(status, all);
-    if (!body || c.req.method === 'HEAD') {
-      body?.destroy();
+    if (!body) {
       outgoing.end();
     } else {
       pipeline(body, outgoing).catch(() => {

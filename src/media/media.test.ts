@@ -1,19 +1,20 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeS3, startFakeS3 } from '../../test/fakes/s3.js';
 import { DB_TARGETS, startKasir, type TestKasir } from '../../test/support/app.js';
+import { MEDIA_STORES, startTestBucket, storeLabel, type TestBucket } from '../../test/support/s3.js';
 import { parseRange } from './service.js';
 import { MediaTooLargeError } from './store.js';
 
-const STORES = ['disk', 's3'] as const;
-const cases = DB_TARGETS.flatMap((db) => STORES.map((store) => [db, store] as const));
+const cases = DB_TARGETS.flatMap((db) =>
+  MEDIA_STORES.map((store) => [db, storeLabel(store), store] as const),
+);
 
-describe.each(cases)('media service on %s with %s blobs', (db, store) => {
+describe.each(cases)('media service on %s with %s blobs', (db, _label, store) => {
   let kasir: TestKasir;
-  let s3: FakeS3 | undefined;
+  let s3: TestBucket | undefined;
   beforeAll(async () => {
-    s3 = store === 's3' ? await startFakeS3() : undefined;
+    s3 = store === 's3' ? await startTestBucket() : undefined;
     kasir = await startKasir(db, { MEDIA_MAX_BYTES: String(64 * 1024), ...(s3?.env ?? {}) });
   });
   afterAll(async () => {
@@ -41,6 +42,7 @@ describe.each(cases)('media service on %s with %s blobs', (db, store) => {
 
   it('refuses an object over the limit and keeps nothing', async () => {
     const before = await kasir.deps.db.kysely.selectFrom('media_objects').select('key').execute();
+    const bucketBefore = await s3?.contents();
     const big = Readable.from(
       (function* () {
         for (let i = 0; i < 80; i++) yield Buffer.alloc(1024, 1);
@@ -49,6 +51,7 @@ describe.each(cases)('media service on %s with %s blobs', (db, store) => {
     await expect(kasir.deps.media.save('video/mp4', big)).rejects.toBeInstanceOf(MediaTooLargeError);
     const after = await kasir.deps.db.kysely.selectFrom('media_objects').select('key').execute();
     expect(after).toEqual(before);
+    expect(await s3?.contents()).toEqual(bucketBefore);
   });
 
   it("stores a provider's result under the type its bytes show, but raw audio under the type declared", async () => {
@@ -63,7 +66,9 @@ describe.each(cases)('media service on %s with %s blobs', (db, store) => {
 
   it('deletes bytes and metadata', async () => {
     const saved = await kasir.deps.media.save('audio/mpeg', Readable.from([Buffer.from('id3')]));
+    if (s3) expect((await s3.contents()).objects).toContain(saved.key);
     await kasir.deps.media.delete(saved.key);
+    if (s3) expect((await s3.contents()).objects).not.toContain(saved.key);
     expect(await kasir.deps.media.head(saved.key)).toBeNull();
     expect(await kasir.deps.media.open(saved.key, undefined)).toBeNull();
   });

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, startKasir, type TestKasir } from '../../test/support/app.js';
+import { MEDIA_STORES, startTestBucket, storeLabel, type TestBucket } from '../../test/support/s3.js';
 
 const LIMIT = 32 * 1024;
 /** The start of an MP4 file (an `ftyp` box of brand isom): what an upload's type is read from. */
@@ -12,12 +13,21 @@ async function keptFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
 }
 
-describe.each(DB_TARGETS)('media routes on %s', (db) => {
+const cases = DB_TARGETS.flatMap((db) =>
+  MEDIA_STORES.map((store) => [db, storeLabel(store), store] as const),
+);
+
+describe.each(cases)('media routes on %s with %s media', (db, _label, store) => {
   let kasir: TestKasir;
+  let s3: TestBucket | undefined;
   beforeAll(async () => {
-    kasir = await startKasir(db, { MEDIA_MAX_BYTES: String(LIMIT) });
+    s3 = store === 's3' ? await startTestBucket() : undefined;
+    kasir = await startKasir(db, { MEDIA_MAX_BYTES: String(LIMIT), ...(s3?.env ?? {}) });
   });
-  afterAll(() => kasir.close());
+  afterAll(async () => {
+    await kasir.close();
+    await s3?.close();
+  });
 
   const upload = (body: Uint8Array | null, contentType?: string) =>
     kasir.app.request('/v1/media', {
@@ -103,6 +113,7 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
 
   it('answers 413 over the limit and keeps nothing (declared length and streamed)', async () => {
     const before = await keptFiles(kasir.dataDir);
+    const bucketBefore = await s3?.contents();
     const declared = await upload(Buffer.concat([MP4_HEAD, Buffer.alloc(LIMIT + 1, 7)]), 'video/mp4');
     expect(declared.status).toBe(413);
     expect(await declared.json()).toMatchObject({ error: { code: 'payload_too_large' } });
@@ -122,6 +133,7 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
     } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(await keptFiles(kasir.dataDir)).toEqual(before);
+    expect(await s3?.contents()).toEqual(bucketBefore);
     const rows = await kasir.deps.db.kysely
       .selectFrom('media_objects')
       .select('key')
@@ -131,10 +143,12 @@ describe.each(DB_TARGETS)('media routes on %s', (db) => {
   });
 
   it('answers 400 for an empty body and keeps nothing', async () => {
+    const bucketBefore = await s3?.contents();
     const res = await upload(Buffer.alloc(0), 'image/png');
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({
       error: { code: 'invalid_input', details: [{ field: 'body' }] },
     });
+    expect(await s3?.contents()).toEqual(bucketBefore);
   });
 });

@@ -170,7 +170,10 @@ export function mountMediaRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
       return sendStream(c, 416, { 'content-range': `bytes */${meta.size_bytes}` }, null);
     }
     const r = range.kind === 'range' ? range.range : undefined;
-    const opened = await media.open(key, r);
+    // A HEAD only needs the bytes to be there: one of them is read, not the object (from S3, a whole GET that
+    // would be cut off mid-transfer).
+    const probe = c.req.method === 'HEAD' && meta.size_bytes > 0 ? { start: 0, end: 0 } : r;
+    const opened = await media.open(key, probe);
     if (!opened) throw new ApiError('media_not_found', `no media object ${key}`);
     if (!r) return sendStream(c, 200, { ...common, 'content-length': String(meta.size_bytes) }, opened.body);
     return sendStream(

@@ -1,13 +1,14 @@
 // Async media jobs on each database: `Prefer: respond-async` answers 202 with a job id; GET /v1/jobs/{id} reads it
 // from any instance; the hold is captured only when the job succeeds, released when it fails; a job outlives the
-// instance that took it (stopped mid-job, another instance on the same database finishes and settles it).
+// instance that took it (stopped mid-job, another instance on the same database finishes and settles it). Results
+// are stored on the disk and in an S3 bucket (a real S3-compatible server in CI).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeFal, startFakeFal } from '../fakes/fal-upstream.js';
-import { DB_TARGETS } from '../support/app.js';
 import { bearer, type PaidKasir, startPaidKasir, UPSTREAM_KEYS } from '../support/paid.js';
+import { DB_STORE_TARGETS, openMediaStore } from '../support/s3.js';
 import { freshPostgres } from '../support/services.js';
 
 const VIDEO = { model: 'kwaivgi/kling-v2.5-turbo-pro', prompt: 'waves on a reef', duration: '5' };
@@ -26,14 +27,17 @@ interface JobBody {
   error?: { code: string; message: string };
 }
 
-describe.each(DB_TARGETS)('async media jobs on %s', (db) => {
+describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _label, store) => {
   let fal: FakeFal;
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
+  let media: Awaited<ReturnType<typeof openMediaStore>>;
+  let env: Record<string, string>;
   let first: PaidKasir;
 
   beforeAll(async () => {
     fal = await startFakeFal({ apiKey: UPSTREAM_KEYS.fal });
+    media = await openMediaStore(store);
     if (db === 'postgres') {
       const pg = await freshPostgres();
       databaseUrl = pg.url;
@@ -43,12 +47,14 @@ describe.each(DB_TARGETS)('async media jobs on %s', (db) => {
       databaseUrl = `sqlite:${path.join(dir, 'shared.db')}`;
       cleanup = () => rm(dir, { recursive: true, force: true });
     }
-    first = await startPaidKasir(db, { DATABASE_URL: databaseUrl }, { fal });
+    env = { DATABASE_URL: databaseUrl, ...media.env };
+    first = await startPaidKasir(db, env, { fal });
   });
   afterAll(async () => {
     await first?.stop();
     await fal.close();
     await cleanup();
+    await media?.close();
   });
 
   const submit = (kasir: PaidKasir, key: string, body: Record<string, unknown>, prefer = 'respond-async') =>
@@ -131,7 +137,7 @@ describe.each(DB_TARGETS)('async media jobs on %s', (db) => {
     expect((await first.balance(accountId)).held).toBe(quote);
     // The first instance goes away mid-job (its poller stops, the job stays open in the table).
     await first.stop();
-    const second = await startPaidKasir(db, { DATABASE_URL: databaseUrl }, { fal });
+    const second = await startPaidKasir(db, env, { fal });
     first = second;
     const done = await waitForEnd(second, job_id);
     expect(done.status, JSON.stringify(done)).toBe('succeeded');

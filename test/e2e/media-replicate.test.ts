@@ -1,27 +1,35 @@
 // Replicate's predictions end to end on each database (a local fake in Replicate's wire format): a prediction
-// finished within `Prefer: wait`, one polled to its end, failures charged nothing, outputs re-hosted byte for byte.
+// finished within `Prefer: wait`, one polled to its end, failures charged nothing, outputs re-hosted byte for byte
+// on the disk and in an S3 bucket (a real S3-compatible server in CI).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeReplicate, startFakeReplicate } from '../fakes/replicate-upstream.js';
-import { DB_TARGETS } from '../support/app.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { expectQuoteCharged, hostedBytes, postPaid } from '../support/paid-call.js';
+import { DB_STORE_TARGETS, openMediaStore } from '../support/s3.js';
 
 const MODEL = 'black-forest-labs/flux-schnell';
 
-describe.each(DB_TARGETS)('Replicate media models on %s', (db) => {
+describe.each(DB_STORE_TARGETS)('Replicate media models on %s with %s media', (db, _label, store) => {
   let kasir: PaidKasir;
   let replicate: FakeReplicate;
+  let media: Awaited<ReturnType<typeof openMediaStore>>;
   let key: string;
   let accountId: string;
 
   beforeAll(async () => {
     replicate = await startFakeReplicate({ token: 'r8_fake' });
-    kasir = await startPaidKasir(db, { REPLICATE_API_TOKEN: 'r8_fake', REPLICATE_BASE_URL: replicate.url });
+    media = await openMediaStore(store);
+    kasir = await startPaidKasir(db, {
+      REPLICATE_API_TOKEN: 'r8_fake',
+      REPLICATE_BASE_URL: replicate.url,
+      ...media.env,
+    });
     ({ key, accountId } = await kasir.fundedKey(10_000_000));
   });
   afterAll(async () => {
     await kasir.stop();
     await replicate.close();
+    await media?.close();
   });
 
   const post = (body: Record<string, unknown>) =>

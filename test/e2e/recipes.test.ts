@@ -1,11 +1,13 @@
 // Recipes end to end on each database: a prompt becomes an image and the image a video through fal's queue (a
 // local fake in its wire format); the answer lists every step and the final link, the re-hosted bytes are the
 // upstream's, the video step gets the image's own bytes, and the charge is the quote — nothing when any step fails.
+// Media are stored on the disk and in an S3 bucket (a real S3-compatible server in CI).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, postJson } from '../support/app.js';
+import { postJson } from '../support/app.js';
 import { useBaseWalletKasir } from '../support/evm-wallet.js';
 import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
 import { hostedBytes, postPaid } from '../support/paid-call.js';
+import { DB_STORE_TARGETS, openMediaStore } from '../support/s3.js';
 import { paidWithWallet } from '../support/wallet-suite.js';
 
 const FUNDS = 20_000_000;
@@ -27,17 +29,20 @@ interface RecipeBody {
   error?: { code: string; message: string; param?: string };
 }
 
-describe.each(DB_TARGETS)('recipes on %s', (db) => {
+describe.each(DB_STORE_TARGETS)('recipes on %s with %s media', (db, _label, store) => {
   let kasir: PaidKasir;
+  let media: Awaited<ReturnType<typeof openMediaStore>>;
   let key: string;
   let accountId: string;
 
   beforeAll(async () => {
-    kasir = await startPaidKasir(db);
+    media = await openMediaStore(store);
+    kasir = await startPaidKasir(db, media.env);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
   });
   afterAll(async () => {
     await kasir.stop();
+    await media?.close();
   });
 
   const run = (name: string, body: Record<string, unknown>) =>

@@ -1,9 +1,14 @@
-// Locates the PostgreSQL and Redis used by tests. With CI=true both are mandatory: a test that needs one fails instead of skipping.
+// Locates the PostgreSQL, Redis and S3-compatible server used by tests. With CI=true all three are mandatory: a test
+// that needs one fails instead of skipping (or, for S3, instead of falling back to the s3rver emulator).
 import net from 'node:net';
 import pg from 'pg';
 
 export const PG_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** A real S3-compatible server (CI runs Ceph's RADOS Gateway there, `.ci/s3-server`) and its test user's keys. */
+export const S3_URL = process.env.TEST_S3_URL ?? 'http://127.0.0.1:7480';
+export const S3_ACCESS_KEY = process.env.TEST_S3_ACCESS_KEY ?? 'KASIRCITESTACCESSKEY';
+export const S3_SECRET_KEY = process.env.TEST_S3_SECRET_KEY ?? 'kasir-ci-test-secret-key-not-a-secret';
 export const IN_CI = process.env.CI === 'true';
 
 function reachable(url: string): Promise<boolean> {
@@ -22,8 +27,8 @@ function reachable(url: string): Promise<boolean> {
 }
 
 /** True when the service answers; in CI an unreachable service is an error, not a skip. */
-export async function serviceAvailable(name: 'postgres' | 'redis'): Promise<boolean> {
-  const ok = await reachable(name === 'postgres' ? PG_ADMIN_URL : REDIS_URL);
+export async function serviceAvailable(name: 'postgres' | 'redis' | 's3'): Promise<boolean> {
+  const ok = await reachable(name === 'postgres' ? PG_ADMIN_URL : name === 'redis' ? REDIS_URL : S3_URL);
   if (!ok && IN_CI) throw new Error(`${name} is required when CI=true but is not reachable`);
   return ok;
 }
