@@ -2,6 +2,7 @@
  * Settings of the worker threads that take CPU-heavy work off the event loop (card drawing: satori's layout and
  * resvg's PNG encoding; the face model's inference): how many threads, and how many tasks may wait for one.
  */
+import { z } from 'zod';
 import { int, type SettingsArea } from './setting.js';
 
 export const workersEnvShape = {
@@ -26,6 +27,11 @@ export function parseWorkers(e: Record<string, unknown>, cores: number): Workers
     threads: e.WORKER_THREADS === undefined ? defaultWorkerThreads(cores) : Number(e.WORKER_THREADS),
     queueMax: Number(e.WORKER_QUEUE_MAX),
   };
+}
+
+/** The settings' defaults on a machine of `cores` cores. */
+export function defaultWorkers(cores: number): WorkersConfig {
+  return parseWorkers(z.object(workersEnvShape).parse({}), cores);
 }
 
 export const workersSettings: SettingsArea = {
