@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../workers/pool.js';
 import { drawCard } from './draw.js';
@@ -32,5 +33,28 @@ describe('drawing a card on the worker pool', () => {
     } as const;
     const [worker, inline] = await Promise.all([drawCard(threads, job), drawCard(loop, job)]);
     expect(worker.png.equals(inline.png)).toBe(true);
+  }, 60_000);
+
+  it('keeps the event loop responsive while a burst of large cards is drawn', async () => {
+    const podcast = {
+      kind: 'title',
+      card: {
+        width: 3000,
+        height: 3000,
+        title: 'Ngobrol Santai',
+        subtitle: 'Episode 12',
+        theme,
+        accent: theme.accent,
+      },
+    } as const;
+    await drawCard(threads, podcast); // the thread's fonts and engines are loaded
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 4 }, () => drawCard(threads, podcast)));
+    const took = performance.now() - started;
+    delay.disable();
+    // Loose bound: the four cards took far longer than any stall of the loop (which sends jobs, takes PNGs).
+    expect(delay.max / 1e6).toBeLessThan(Math.max(100, took / 4));
   }, 60_000);
 });

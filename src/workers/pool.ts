@@ -20,6 +20,8 @@ export interface WorkerPool {
   run<T>(task: TaskRef, input: unknown, signal?: CallSignal): Promise<T>;
   /** Tasks waiting for a thread now. */
   readonly waiting: number;
+  /** Threads running now (0 until the first task). */
+  readonly threads: number;
   /** Stops the threads (tasks still running are abandoned). */
   close(): Promise<void>;
 }
@@ -114,6 +116,9 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
     },
     get waiting() {
       return waiting();
+    },
+    get threads() {
+      return started?.threads.length ?? 0;
     },
     async close() {
       const closing = started;
