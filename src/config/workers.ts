@@ -17,9 +17,9 @@ export interface WorkersConfig {
   queueMax: number;
 }
 
-/** Two threads, or one on a single core. */
+/** A core left to the event loop, at most two threads, at least one. */
 export function defaultWorkerThreads(cores: number): number {
-  return Math.max(1, Math.min(2, cores));
+  return Math.max(1, Math.min(2, cores - 1));
 }
 
 export function parseWorkers(e: Record<string, unknown>, cores: number): WorkersConfig {
@@ -40,9 +40,9 @@ export const workersSettings: SettingsArea = {
   rows: [
     {
       vars: ['WORKER_THREADS'],
-      default: 'min(2, CPU cores)',
+      default: 'CPU cores − 1, within 1..2',
       meaning:
-        "Worker threads for CPU-heavy work (cards' layout and PNG encoding, the face model), started on the first such call; `0` runs it on the event loop, where one card holds every other request up. Each thread that has run a face call keeps its own copy of the face model (about 180 MB).",
+        "Worker threads for CPU-heavy work (cards' layout and PNG encoding, the face model), started on the first such call and run at a lower priority (nice 10) than the event loop; `0` runs the work on the event loop, where one card holds every other request up. Each thread that has run a face call keeps its own copy of the face model (about 180 MB).",
     },
     {
       vars: ['WORKER_QUEUE_MAX'],
