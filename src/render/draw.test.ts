@@ -22,7 +22,7 @@ describe('drawing a card on the worker pool', () => {
     expect(worker.width).toBe(1200);
     expect(worker.height).toBe(630);
     expect(worker.png.equals(inline.png)).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('draws the code image (highlighting included) alike on both', async () => {
     const job = {
@@ -33,7 +33,7 @@ describe('drawing a card on the worker pool', () => {
     } as const;
     const [worker, inline] = await Promise.all([drawCard(threads, job), drawCard(loop, job)]);
     expect(worker.png.equals(inline.png)).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('keeps the event loop responsive while a burst of large cards is drawn', async () => {
     const podcast = {
@@ -56,5 +56,5 @@ describe('drawing a card on the worker pool', () => {
     delay.disable();
     // Loose bound: the four cards took far longer than any stall of the loop (which sends jobs, takes PNGs).
     expect(delay.max / 1e6).toBeLessThan(Math.max(100, took / 4));
-  }, 60_000);
+  }, 120_000);
 });

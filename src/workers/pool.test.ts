@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SPIN } from '../../test/support/worker-task.js';
+import { HOLD, SPIN } from '../../test/support/worker-task.js';
 import { ApiError } from '../http/errors.js';
 import { createWorkerPool } from './pool.js';
 
@@ -34,7 +34,7 @@ describe('the worker pool', () => {
 
   it('refuses with a 503 overloaded and Retry-After once every thread is busy and the queue is full', async () => {
     const p = pool(1, 2);
-    const running = [p.run(SPIN, spin(1500)), p.run(SPIN, spin(10)), p.run(SPIN, spin(10))];
+    const running = [p.run(HOLD, spin(3000)), p.run(HOLD, spin(10)), p.run(HOLD, spin(10))];
     expect(p.waiting).toBe(2);
     let refused: unknown;
     try {

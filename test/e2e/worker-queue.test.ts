@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerPool } from '../../src/workers/pool.js';
 import { type HttpsSite, startHttpsSite } from '../fakes/https-site.js';
 import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
-import { SPIN } from '../support/worker-task.js';
+import { HOLD } from '../support/worker-task.js';
 
 const photo = (name: string) =>
   `data:image/jpeg;base64,${readFileSync(path.join(import.meta.dirname, '../fixtures/faces', name)).toString('base64')}`;
@@ -30,15 +30,15 @@ describe('a full worker queue', () => {
   const pool = () => workerPool(kasir.config.workers);
   /** One task on the one thread and WORKER_QUEUE_MAX waiting: the queue is full for about `ms`. */
   const fill = (ms: number) => [
-    pool().run(SPIN, { ms }),
-    pool().run(SPIN, { ms: 1 }),
-    pool().run(SPIN, { ms: 1 }),
+    pool().run(HOLD, { ms }),
+    pool().run(HOLD, { ms: 1 }),
+    pool().run(HOLD, { ms: 1 }),
   ];
 
   beforeAll(async () => {
     site = await startHttpsSite((req, res) => {
       if (req.url === '/photo.png') {
-        fillOnFetch = fill(3000);
+        fillOnFetch = fill(5000);
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(gradient());
       } else {
@@ -53,7 +53,7 @@ describe('a full worker queue', () => {
       FETCH_CA_FILE: site.caFile,
     });
     ({ key, accountId } = await kasir.fundedKey(10_000_000));
-    await pool().run(SPIN, { ms: 1 }); // the thread is up
+    await pool().run(HOLD, { ms: 1 }); // the thread is up
   }, 60_000);
   afterAll(async () => {
     await kasir?.stop();
@@ -82,7 +82,7 @@ describe('a full worker queue', () => {
   }
 
   it('refuses card and face calls before payment, then serves them once the queue drains', async () => {
-    const held = fill(3000);
+    const held = fill(5000);
     await refused('quote-card', { quote: 'Sabar itu indah.', author: 'Pepatah' }, true);
     await refused('code-image', { title: 'a.ts', code: 'const a = 1;' }, true);
     await refused('face-detect', { image_base64: photo('man-1.jpg') }, true);
