@@ -16,7 +16,10 @@ type Piscina = import('piscina').Piscina;
 export interface WorkerPool {
   /** Throws a 503 `overloaded` (with `Retry-After`) when no task can be queued now; called before any payment. */
   admit(): void;
-  /** Runs `task` on a worker thread (or on the event loop with 0 threads); a full queue is a 503 `overloaded`. */
+  /**
+   * Runs `task` on a worker thread (or on the event loop with 0 threads); a full queue is a 503 `overloaded`. A
+   * call aborted (`signal`) before its task is handed over is not run; once handed over, the task finishes.
+   */
   run<T>(task: TaskRef, input: unknown, signal?: CallSignal): Promise<T>;
   /** Tasks waiting for a thread now. */
   readonly waiting: number;
@@ -103,10 +106,10 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
       return timed(async () => {
         const piscina = await start();
         try {
-          return (await piscina.run(
-            { module: task.module, name: task.name, input },
-            signal ? { signal: signal as AbortSignal } : {},
-          )) as T;
+          // The call's signal is not handed to piscina: aborting a running task there terminates its thread,
+          // and with it the fonts and the face model the thread loaded. A call gone before its turn is skipped.
+          if (signal?.aborted) throw signal.reason;
+          return (await piscina.run({ module: task.module, name: task.name, input })) as T;
         } catch (err) {
           if (err instanceof Error && err.message === 'Task queue is at limit')
             throw overloaded(retryAfter());
