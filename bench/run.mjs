@@ -15,6 +15,7 @@ for (const name of [
   'tools',
   'face',
   'face-verify',
+  'workers',
 ]) {
   console.log(`\n=== bench/${name}.mjs`);
   const r = spawnSync(process.execPath, [path.join(root, 'bench', `${name}.mjs`)], {

@@ -8,6 +8,7 @@ import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';
 import { startServer } from './server.js';
 import { wire } from './wiring.js';
+import { closeWorkerPools } from './workers/pool.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     await server.stop(config.shutdownTimeoutMs);
     await wired.close();
     await closeScreenshotBrowsers();
+    await closeWorkerPools();
     log.flush();
     process.exit(0);
   };

@@ -55,10 +55,10 @@ export function kasirArgs() {
 
 /**
  * Starts `node <args>` and resolves with its base URL, read from its "listening on" line on stderr.
- * `cpu`: 'server' pins it to the server CPU, 'load' to the load CPUs.
+ * `cpu`: 'server' pins it to the server CPU, 'load' to the load CPUs, 'none' leaves it on every CPU.
  */
 export function startNode(name, args, env = {}, cpu = 'server') {
-  const pin = cpu === 'server' ? SERVER_CPU : LOAD_CPUS;
+  const pin = cpu === 'server' ? SERVER_CPU : cpu === 'load' ? LOAD_CPUS : null;
   const [cmd, argv] = pin ? ['taskset', ['-c', pin, process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(cmd, argv, {
     cwd: root,

@@ -16,6 +16,7 @@ import type { SettingsArea } from './setting.js';
 import { storageSettings } from './storage.js';
 import { toolsSettings } from './tools.js';
 import { visionSettings } from './vision.js';
+import { workersSettings } from './workers.js';
 import { x402Settings } from './x402.js';
 
 export const SETTINGS_AREAS: readonly SettingsArea[] = [
@@ -37,4 +38,5 @@ export const SETTINGS_AREAS: readonly SettingsArea[] = [
   toolsSettings,
   visionSettings,
   faceSettings,
+  workersSettings,
 ];

@@ -3,6 +3,7 @@
  * validates each area, and reports every bad setting at once — a value its schema refuses and a rule between
  * settings alike — in one ConfigError.
  */
+import { availableParallelism } from 'node:os';
 import { SETTINGS_AREAS } from './areas.js';
 import { type ChatTimeouts, parseChatTimeouts } from './chat.js';
 import { type RawEnv, readConfigFile } from './config-file.js';
@@ -21,6 +22,7 @@ import type { Values } from './setting.js';
 import { parseStorage, type StorageConfig, type storageEnvShape } from './storage.js';
 import { parseTools, type ToolsConfig } from './tools.js';
 import { parseVision, type VisionConfig } from './vision.js';
+import { parseWorkers, type WorkersConfig } from './workers.js';
 import { parseX402, type X402Config } from './x402.js';
 
 export interface Config extends ServerConfig, StorageConfig, ProvidersConfig, LedgerConfig {
@@ -44,6 +46,8 @@ export interface Config extends ServerConfig, StorageConfig, ProvidersConfig, Le
   vision: VisionConfig;
   /** The face tools (see face.ts). */
   face: FaceConfig;
+  /** The worker threads of CPU-heavy work (see workers.ts). */
+  workers: WorkersConfig;
   /** Self-hosted model prices and the model-list readings (see models.ts). */
   models: ModelsConfig;
 }
@@ -98,6 +102,7 @@ export function loadConfig(env: RawEnv): Config {
     mediaModels: parseMedia(e),
     vision: parseVision(e),
     face: parseFace(e),
+    workers: parseWorkers(e, availableParallelism()),
     models: parseModels(e, problems),
   };
   if (problems.length) throw new ConfigError(problems);

@@ -114,7 +114,8 @@ ${routeLines}
 Every error is \`{ "error": { "code", "message", "details"? } }\`: 400 bad input (details lists each field),
 401 bad key, 402 payment required or refused, 404 unknown, 409 idempotency conflict, 413 too large,
 415 wrong content type, 429 rate limited (Retry-After), 502/504 upstream failed (nothing charged),
-503 not configured. Limits: about 120 requests per minute per IP.
+503 not configured, or busy (\`overloaded\`: retry after Retry-After; nothing charged). Limits: about 120
+requests per minute per IP.
 
 Machine-readable: ${b}/openapi.json · rail discovery: ${b}/.well-known/x402 · MCP: ${b}/mcp
 `;

@@ -56,6 +56,8 @@ export const ERROR_STATUS = {
   upstream_error: 502,
   not_configured: 503,
   unavailable: 503,
+  /** Every worker thread busy and their queue full (a card, a face call): retry after `Retry-After`; nothing charged. */
+  overloaded: 503,
   upstream_timeout: 504,
 } as const;
 

@@ -27,7 +27,9 @@ export const errors = {
   415: errorResponse('Unsupported content type'),
   429: errorResponse('Rate limited; see Retry-After'),
   502: errorResponse('Upstream failed (nothing charged)'),
-  503: errorResponse('Not configured or unavailable'),
+  503: errorResponse(
+    'Not configured or unavailable, or busy (`overloaded`, see Retry-After; nothing charged)',
+  ),
   504: errorResponse('Upstream timed out (nothing charged)'),
 } as const;
 

@@ -44,6 +44,7 @@ export function createToolOffer(entry: ToolEntry, built: Tool | { missing: strin
   const ttl = built.cacheTtlMs;
   return {
     entry,
+    ...(built.preflight ? { preflight: built.preflight.bind(built) } : {}),
     async run(input, ctx) {
       const call = { signal: ctx.signal, requestId: ctx.requestId };
       if (!ttl) return { kind: 'json', body: await built.run(input, call) };

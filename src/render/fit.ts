@@ -39,7 +39,8 @@ function styleAt(box: FitBox, fontSize: number): Style {
 
 /** The style that fits `content` in `box` (binary search on the font size, each step one satori layout). */
 export async function fitText(content: string, box: FitBox, fontSet: Font[]): Promise<FittedText> {
-  // Each layout runs on the event loop: yield between them so other requests are served in the gaps.
+  // With the work on the event loop (WORKER_THREADS=0), yield between layouts so other requests are served in the
+  // gaps; on a worker thread the yield costs nothing.
   const fits = async (size: number) => {
     await yieldToLoop();
     const element = text({ ...styleAt(box, size), width: box.width }, content);

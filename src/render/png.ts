@@ -1,7 +1,10 @@
 /**
  * Draws an element tree to a PNG: satori lays it out to SVG (with the text as glyph outlines), resvg rasterises
- * the SVG off the event loop (renderAsync runs on libuv's pool). The PNG is exactly `width`×`height`.
+ * it. On a worker thread (workers/pool.ts) resvg runs in that thread, which is there for it; on the main thread
+ * (a pool of 0 threads) it runs on libuv's pool (renderAsync), off the event loop. The PNG is exactly
+ * `width`×`height`, the same bytes either way.
  */
+import { isMainThread } from 'node:worker_threads';
 import type { Font } from 'satori';
 import { Slots } from '../screenshot/slots.js';
 import type { El } from './el.js';
@@ -31,14 +34,16 @@ export async function renderPng(
   size: { width: number; height?: number },
   fontSet: Font[],
 ): Promise<RenderedPng> {
-  const [{ default: satori }, { renderAsync }] = await loadEngines();
+  const [{ default: satori }, { Resvg, renderAsync }] = await loadEngines();
   const svg = await satori(element as never, { ...size, fonts: fontSet } as never);
+  const options = { fitTo: { mode: 'original' as const }, font: { loadSystemFonts: false } };
+  if (!isMainThread) {
+    const rendered = new Resvg(svg, options).render();
+    return { png: rendered.asPng(), width: rendered.width, height: rendered.height };
+  }
   const release = await rasterising.acquire();
   try {
-    const rendered = await renderAsync(svg, {
-      fitTo: { mode: 'original' },
-      font: { loadSystemFonts: false },
-    });
+    const rendered = await renderAsync(svg, options);
     return { png: rendered.asPng(), width: rendered.width, height: rendered.height };
   } finally {
     release();

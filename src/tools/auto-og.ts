@@ -3,13 +3,14 @@
  * title, description and site name, over its og:image when that image can be read (a page's image that is
  * refused or fails is left out: the page, not the caller, named it).
  */
+import { drawCard } from '../render/draw.js';
 import { imageMaxBytes, rendererFetcher } from '../render/fetcher.js';
 import { readPageMeta } from '../render/page-meta.js';
 import { OG_SIZE } from '../render/presets.js';
 import { publishPng } from '../render/publish.js';
 import { fetchError, fetchImage, type RemoteImage } from '../render/remote-image.js';
 import { accentOf, themeOf } from '../render/themes.js';
-import { renderTitleCard } from '../render/title-card.js';
+import { workerPool } from '../workers/pool.js';
 import type { ToolFactory } from './types.js';
 
 /** The most of a page read for its tags. */
@@ -24,7 +25,9 @@ const cap = (text: string, max: number) => {
 
 export const autoOg: ToolFactory = (deps) => {
   const fetcher = rendererFetcher(deps.config);
+  const pool = workerPool(deps.config.workers);
   return {
+    preflight: () => pool.admit(),
     async run(input, call) {
       const theme = themeOf(input, 'dark');
       let page: { bytes: Buffer; url: string };
@@ -50,7 +53,7 @@ export const autoOg: ToolFactory = (deps) => {
         ).catch(() => undefined);
       }
       const title = cap(meta.title ?? host, TITLE_MAX);
-      const rendered = await renderTitleCard({
+      const card = {
         ...OG_SIZE,
         title,
         subtitle: cap(meta.description ?? page.url, SUBTITLE_MAX),
@@ -58,7 +61,8 @@ export const autoOg: ToolFactory = (deps) => {
         theme,
         accent: accentOf(input, theme),
         background,
-      });
+      };
+      const rendered = await drawCard(pool, { kind: 'title', card }, call.signal);
       return {
         ...(await publishPng(deps.media, rendered)),
         sourceTitle: meta.title,

@@ -14,6 +14,7 @@ export const faceCompare: ToolFactory = (deps) => {
   const faces = createFaceReader(deps);
   const threshold = deps.config.face.matchThreshold;
   return {
+    preflight: () => faces.admit(),
     async run(input, call) {
       const sides: Array<[string, ReadFaces]> = [];
       for (const field of ['a', 'b'] as const) {

@@ -10,6 +10,7 @@ import type { ToolFactory } from './types.js';
 export const faceEmbed: ToolFactory = (deps) => {
   const faces = createFaceReader(deps);
   return {
+    preflight: () => faces.admit(),
     async run(input, call) {
       const read = await faces.read(input, call);
       return {

@@ -20,13 +20,14 @@ export const kycVerify: ToolFactory = (deps) => {
   const faces = createFaceReader(deps);
   const threshold = deps.config.face.matchThreshold;
   return {
+    preflight: () => faces.admit(),
     async run(input, call) {
       const idImage = await images.read((input.id_image ?? {}) as ImageSource, call, {
         field: 'id_image',
         deleteMedia: true,
       });
       const selfie = await faces.read((input.selfie ?? {}) as ImageSource, call, 'selfie');
-      const onDocument = (await faces.ofImage(idImage)).faces[0];
+      const onDocument = (await faces.ofImage(idImage, call.signal)).faces[0];
       if (!onDocument) throw noFace('id_image');
       const [own] = selfie.faces;
       if (!own) throw noFace('selfie');

@@ -1,13 +1,16 @@
 /** tools/meme: top and bottom captions over the caller's image, read through the safe fetcher. */
+import { drawCard } from '../render/draw.js';
 import { imageMaxBytes, rendererFetcher } from '../render/fetcher.js';
-import { renderMeme } from '../render/meme-card.js';
 import { publishPng } from '../render/publish.js';
 import { fetchImage } from '../render/remote-image.js';
+import { workerPool } from '../workers/pool.js';
 import type { ToolFactory } from './types.js';
 
 export const meme: ToolFactory = (deps) => {
   const fetcher = rendererFetcher(deps.config);
+  const pool = workerPool(deps.config.workers);
   return {
+    preflight: () => pool.admit(),
     async run(input, call) {
       const image = await fetchImage(
         fetcher,
@@ -16,7 +19,11 @@ export const meme: ToolFactory = (deps) => {
         imageMaxBytes(deps.config),
         call.signal,
       );
-      const rendered = await renderMeme(image, String(input.top), String(input.bottom));
+      const rendered = await drawCard(
+        pool,
+        { kind: 'meme', image, top: String(input.top), bottom: String(input.bottom) },
+        call.signal,
+      );
       return { ...(await publishPng(deps.media, rendered)) };
     },
   };

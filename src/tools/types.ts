@@ -52,6 +52,11 @@ export interface Tool {
    * schema could not catch (a 400, nothing charged).
    */
   run(input: Record<string, unknown>, call: ToolCall): Promise<Record<string, unknown>>;
+  /**
+   * Throws an ApiError when the call cannot run now (a 503 `overloaded` when the worker threads' queue is full);
+   * called before any payment.
+   */
+  preflight?(input: Record<string, unknown>): void;
 }
 
 /**

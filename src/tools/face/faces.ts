@@ -3,10 +3,12 @@
  * read since a face is personal data), scale it to FACE_IMAGE_SIDE, run the local model, and give each face's box
  * in the pixels of the image as the caller sent it (upright).
  */
+import type { CallSignal } from '../../http/call-signal.js';
 import { ApiError } from '../../http/errors.js';
+import { workerPool } from '../../workers/pool.js';
 import type { ToolCall, ToolDeps } from '../types.js';
 import { createImageReader, type ImageSource, type ReadImage } from '../vision/image-input.js';
-import { type DetectedFace, sharedFaceModel } from './model.js';
+import { createFaceModel, type DetectedFace } from './model.js';
 
 export interface FaceAnswer {
   box: { x: number; y: number; width: number; height: number };
@@ -25,15 +27,18 @@ export interface FaceReader {
   /** Reads one image input (field = its name in errors, e.g. `a`) and finds its faces. */
   read(source: ImageSource, call: ToolCall, field?: string): Promise<ReadFaces>;
   /** Finds the faces of an image already read (kyc-verify reads the document once for both models). */
-  ofImage(image: ReadImage): Promise<ReadFaces>;
+  ofImage(image: ReadImage, signal?: CallSignal): Promise<ReadFaces>;
+  /** A 503 `overloaded` when the model's worker threads cannot take a call now (a tool's preflight). */
+  admit(): void;
 }
 
 export function createFaceReader(deps: ToolDeps): FaceReader {
   const images = createImageReader(deps);
-  const model = sharedFaceModel(deps.config.face.maxFaces);
+  const pool = workerPool(deps.config.workers);
+  const model = createFaceModel({ maxFaces: deps.config.face.maxFaces, pool });
   const side = deps.config.face.imageSide;
-  async function ofImage(image: ReadImage): Promise<ReadFaces> {
-    const faces = await model.analyse(image.jpeg, side);
+  async function ofImage(image: ReadImage, signal?: CallSignal): Promise<ReadFaces> {
+    const faces = await model.analyse(image.jpeg, side, signal);
     // The decoded size is taken before EXIF rotation: a portrait photo stored sideways swaps its sides.
     const { default: sharp } = await import('sharp');
     const scaled = await sharp(image.jpeg).metadata();
@@ -63,9 +68,10 @@ export function createFaceReader(deps: ToolDeps): FaceReader {
     };
   }
   return {
+    admit: () => pool.admit(),
     ofImage,
     async read(source, call, field) {
-      return ofImage(await images.read(source, call, { field, deleteMedia: true, side }));
+      return ofImage(await images.read(source, call, { field, deleteMedia: true, side }), call.signal);
     },
   };
 }

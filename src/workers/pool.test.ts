@@ -1,0 +1,66 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { threadId } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HOLD, SPIN } from '../../test/support/worker-task.js';
+import { ApiError } from '../http/errors.js';
+import { createWorkerPool } from './pool.js';
+
+const spin = (ms: number) => ({ ms });
+
+describe('the worker pool', () => {
+  const pools: Array<ReturnType<typeof createWorkerPool>> = [];
+  const pool = (threads: number, queueMax: number) => {
+    const p = createWorkerPool({ threads, queueMax });
+    pools.push(p);
+    return p;
+  };
+  afterAll(() => Promise.all(pools.map((p) => p.close())));
+
+  it('starts no thread until its first task, then runs tasks off the main thread', async () => {
+    const p = pool(1, 4);
+    p.admit();
+    expect(p.threads).toBe(0);
+    const ran = await p.run<{ threadId: number }>(SPIN, spin(1));
+    expect(ran.threadId).not.toBe(threadId);
+    expect(p.threads).toBe(1);
+  }, 60_000);
+
+  it('with 0 threads runs the task on the event loop', async () => {
+    const p = pool(0, 1);
+    const ran = await Promise.all([p.run<{ threadId: number }>(SPIN, spin(1)), p.run(SPIN, spin(1))]);
+    expect(ran[0]?.threadId).toBe(threadId);
+    expect(p.threads).toBe(0);
+  });
+
+  it('refuses with a 503 overloaded and Retry-After once every thread is busy and the queue is full', async () => {
+    const p = pool(1, 2);
+    const running = [p.run(HOLD, spin(3000)), p.run(HOLD, spin(10)), p.run(HOLD, spin(10))];
+    expect(p.waiting).toBe(2);
+    let refused: unknown;
+    try {
+      p.admit();
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    const error = refused as ApiError;
+    expect(error.status).toBe(503);
+    expect(error.code).toBe('overloaded');
+    expect(Number(error.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await expect(p.run(SPIN, spin(1))).rejects.toMatchObject({ code: 'overloaded', status: 503 });
+    await Promise.all(running);
+    expect(p.waiting).toBe(0);
+    expect(() => p.admit()).not.toThrow();
+  }, 60_000);
+
+  it('keeps the event loop free while the threads work', async () => {
+    const p = pool(1, 8);
+    await p.run(SPIN, spin(1)); // the thread is up
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    await Promise.all(Array.from({ length: 4 }, () => p.run(SPIN, spin(150))));
+    delay.disable();
+    // Four tasks of 150 ms of CPU each ran; on the event loop the longest stall would have been 150 ms or more.
+    expect(delay.max / 1e6).toBeLessThan(100);
+  }, 60_000);
+});

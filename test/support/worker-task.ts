@@ -1,0 +1,26 @@
+// Tasks for tests of the worker pool: `spin` keeps its thread busy computing for a while, `hold` keeps it taken
+// without using the CPU (a queue filled on a busy machine stays filled as long as asked); both say which thread ran
+// them.
+import { threadId } from 'node:worker_threads';
+import type { TaskRef } from '../../src/workers/task.js';
+
+export function spin(input: { ms: number }): { threadId: number } {
+  const until = performance.now() + input.ms;
+  while (performance.now() < until) {
+    // busy, as a card's layout is
+  }
+  return { threadId };
+}
+
+export function hold(input: { ms: number }): { threadId: number } {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, input.ms);
+  return { threadId };
+}
+
+export const SPIN: TaskRef = {
+  module: new URL('./worker-task.js', import.meta.url).href,
+  name: 'spin',
+  load: () => import('./worker-task.js'),
+};
+
+export const HOLD: TaskRef = { ...SPIN, name: 'hold' };
