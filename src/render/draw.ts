@@ -3,13 +3,14 @@
  * so a card's layout and encoding never hold other requests up.
  */
 import type { CallSignal } from '../http/call-signal.js';
+import { shippedFile } from '../shipped-files.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { TaskRef } from '../workers/task.js';
 import type { CardJob } from './card-task.js';
 import type { RenderedPng } from './png.js';
 
 const CARD_TASK: TaskRef = {
-  module: new URL('./card-task.js', import.meta.url).href,
+  module: shippedFile('render/card-task.js').href,
   name: 'drawCard',
   load: () => import('./card-task.js'),
 };

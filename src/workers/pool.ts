@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { WorkersConfig } from '../config/workers.js';
 import type { CallSignal } from '../http/call-signal.js';
 import { ApiError } from '../http/errors.js';
+import { shippedFile } from '../shipped-files.js';
 import type { TaskRef } from './task.js';
 
 type Piscina = import('piscina').Piscina;
@@ -30,11 +31,11 @@ export interface WorkerPool {
 }
 
 /**
- * The worker's entry: the compiled dispatcher beside this file in dist/, or, when the pool runs from the TypeScript
+ * The worker's entry: the compiled dispatcher in dist/workers/, or, when the pool runs from the TypeScript
  * sources (under Vitest), a JavaScript entry that first lets the thread import .ts files.
  */
 const fromSources = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(fromSources ? './source-entry.mjs' : './entry.js', import.meta.url);
+const ENTRY = shippedFile(fromSources ? 'workers/source-entry.mjs' : 'workers/entry.js');
 
 /** A worker's thread may idle this long before it exits (a new one starts with the next task). */
 const IDLE_MS = 60_000;

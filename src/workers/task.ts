@@ -2,7 +2,7 @@
 
 /** Names the function a task runs: the URL of its module and the export's name. */
 export interface TaskRef {
-  /** The module's URL: `new URL('./x-task.js', import.meta.url).href` (from the sources, the .ts beside it). */
+  /** The module's URL: `shippedFile('<folder>/x-task.js').href` (from the sources, the .ts beside it). */
   module: string;
   name: string;
   /** Imports the module in this thread (the pool with 0 threads runs the task on the event loop). */

@@ -8,6 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { defaultWorkers } from '../../config/workers.js';
 import type { CallSignal } from '../../http/call-signal.js';
+import { shippedFile } from '../../shipped-files.js';
 import { type WorkerPool, workerPool } from '../../workers/pool.js';
 import type { TaskRef } from '../../workers/task.js';
 import type { FaceInput } from './face-task.js';
@@ -31,7 +32,7 @@ export const FACE_MODEL_ID = 'human-3.3.6/blazeface+facemesh+faceres';
 export const FACE_EMBEDDING_DIMENSIONS = 1024;
 
 const FACE_TASK: TaskRef = {
-  module: new URL('./face-task.js', import.meta.url).href,
+  module: shippedFile('tools/face/face-task.js').href,
   name: 'detectFaces',
   load: () => import('./face-task.js'),
 };
