@@ -1,5 +1,6 @@
-/** One round of the crash drill: what callers received against what the ledger charged. */
+/** One round of the prepaid drill: what callers received against what the ledger charged. */
 export interface DrillRound {
+  rail: 'prepaid';
   round: number;
   killed: string;
   delivered: number;
@@ -18,7 +19,7 @@ export interface DrillRound {
   unexplained?: { notDelivered: unknown[]; notCharged: unknown[]; logged: string[] };
 }
 
-export function runCrashDrill(options?: {
+export function runPrepaidDrill(options?: {
   db?: 'postgres' | 'sqlite';
   rounds?: number;
   connections?: number;
@@ -26,3 +27,5 @@ export function runCrashDrill(options?: {
   replace?: boolean;
   log?: (line: string) => void;
 }): Promise<DrillRound[]>;
+
+export function printPrepaid(rows: DrillRound[]): void;
