@@ -185,7 +185,8 @@ export function runX402Drill({
         const receipt = paidReceipt(res);
         if (receipt) {
           payment.receipt = receipt;
-          payment.retrieved = true;
+          // Its stored answer replayed, or (settled, its answer never stored) made again.
+          payment.retrieved = res.headers['idempotent-replayed'] === 'true' ? 'stored' : 'made again';
           return;
         }
         if (res.status === 402 && code !== 'payment_in_progress') return; // refused for good
@@ -259,6 +260,7 @@ export function runX402Drill({
         settled: settled.length,
         delivered: delivered.length,
         retrieved: retrieved.length,
+        retrievedStored: retrieved.filter((p) => p.retrieved === 'stored').length,
         refusedUnsettled: undelivered.filter((p) => !p.receipt && !p.settled).length,
         lost: lost.length,
         chargedTotal: charges.length,
@@ -293,7 +295,7 @@ export function runX402Drill({
       rows.push(row);
       log(
         `x402 round ${round}: killed ${row.killed}; ${row.payments} payments, settled on chain ${row.settled}, ` +
-          `delivered ${row.delivered}, retrieved by retry ${row.retrieved}, refused unsettled ${row.refusedUnsettled}, ` +
+          `delivered ${row.delivered}, retrieved by retry ${row.retrieved} (stored ${row.retrievedStored}), refused unsettled ${row.refusedUnsettled}, ` +
           `lost ${row.lost}; pay-to received ${row.receivedBaseUnits} for ${row.settledBaseUnits} settled, ` +
           `charged ${row.chargedTotal} for ${row.settledTotal} settled: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
       );
@@ -318,7 +320,7 @@ export function printX402(rows) {
     ['payments', (r) => r.payments],
     ['settled on chain', (r) => r.settled],
     ['delivered', (r) => r.delivered],
-    ['retrieved by retry', (r) => r.retrieved],
+    ['retrieved by retry (stored)', (r) => `${r.retrieved} (${r.retrievedStored})`],
     ['refused, unsettled', (r) => r.refusedUnsettled],
     ['lost', (r) => r.lost],
     [
