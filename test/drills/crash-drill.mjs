@@ -21,6 +21,10 @@ export const RAILS = {
     const m = await import('./x402.mjs');
     return { run: m.runX402Drill, print: m.printX402 };
   },
+  mpp: async () => {
+    const m = await import('./mpp.mjs');
+    return { run: m.runMppDrill, print: m.printMpp };
+  },
 };
 
 /** Runs the chosen rails' drills one after the other; resolves to { rail: rows }. */

@@ -1,6 +1,6 @@
 /** One round of the x402 drill: payments settled on chain against answers delivered or retrieved by retry. */
 export interface X402Round {
-  rail: 'x402';
+  rail: 'x402' | 'mpp';
   round: number;
   killed: string;
   /** Payments sent this round (each its own signed authorization). */
