@@ -21,6 +21,10 @@ export const RAILS = {
     const m = await import('./x402.mjs');
     return { run: m.runX402Drill, print: m.printX402 };
   },
+  redis: async () => {
+    const m = await import('./prepaid.mjs');
+    return { run: (options) => m.runPrepaidDrill({ ...options, chaos: 'redis' }), print: m.printPrepaid };
+  },
   mpp: async () => {
     const m = await import('./mpp.mjs');
     return { run: m.runMppDrill, print: m.printMpp };

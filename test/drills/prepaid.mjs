@@ -13,13 +13,16 @@
 //   (env TEST_POSTGRES_URL: the PostgreSQL server to create the drill's database on)
 //
 // Exits non-zero when any round does not balance. crash-drill.mjs runs it with the other rails' drills.
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import {
   arg,
   between,
   dist,
+  exited,
   fakeOpenAi,
   isMain,
   openDrillDb,
@@ -190,6 +193,7 @@ function loadOn(instance, keys, connections, delivered, stats, seen, name) {
           throw err;
         }
         const text = Buffer.concat(chunks).toString('utf8');
+        if (res.headers['ratelimit-limit'] !== undefined) stats.limited++;
         if (res.statusCode !== 200) {
           stats.refused++;
           continue;
@@ -220,16 +224,23 @@ function loadOn(instance, keys, connections, delivered, stats, seen, name) {
  * Runs the drill and returns one row per round; `rows.every(r => r.equal)` is the verdict.
  * db: 'postgres' (two instances, one killed each round) or 'sqlite' (one instance, killed and restarted).
  * replace: the killed instance comes back on a new, empty data folder (PostgreSQL: its journal rows are there).
+ * chaos: 'instance' (the above), or 'redis': the instances share a Redis of the drill's own for their rate limits,
+ * and it is the Redis that is killed (`kill -9`) and started again mid-load each round, the instances left alone.
+ * Then no call may fail or be refused (the limits degrade to none while Redis is away), every answer is charged, and
+ * nothing else; the limits must count again once Redis is back.
  */
 export function runPrepaidDrill({
   db: kind = 'postgres',
   rounds = 5,
   connections = 12,
   replace = false,
+  chaos = 'instance',
   log = (line) => console.error(line),
 } = {}) {
+  const rail = chaos === 'redis' ? 'redis' : 'prepaid';
   return withDrill(kind, async (space) => {
     const upstream = await fakeOpenAi(space);
+    const redis = chaos === 'redis' ? await startRedis(space) : null;
     const seeded = await seed(space.database.url);
     space.atEnd(() => seeded.db.close());
     const accountIds = seeded.keys.map((k) => k.accountId);
@@ -240,12 +251,16 @@ export function runPrepaidDrill({
     const windowLimit = kind === 'postgres' ? connections : 1;
     const cluster = await startCluster(space, {
       count,
-      env: () => ({ OPENAI_API_KEY: 'sk-drill', OPENAI_BASE_URL: `${upstream.url}/v1` }),
+      env: () => ({
+        OPENAI_API_KEY: 'sk-drill',
+        OPENAI_BASE_URL: `${upstream.url}/v1`,
+        ...(redis ? { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '100000000' } : {}),
+      }),
     });
     const { instances, dataDirs, logs } = cluster;
 
     const delivered = new Map();
-    const stats = { sent: 0, refused: 0, failed: 0 };
+    const stats = { sent: 0, refused: 0, failed: 0, limited: 0 };
     const seen = new Map();
     const rows = [];
     const killed = []; // calls charged in a kill window so far
@@ -254,6 +269,62 @@ export function runPrepaidDrill({
         loadOn(inst, seeded.keys, connections, delivered, stats, seen, inst.name),
       );
       await sleep(between(400, 1500));
+      if (redis) {
+        // Redis dies under load and comes back a moment later, empty; the instances keep serving.
+        const before = { ...stats };
+        await redis.kill();
+        await sleep(between(500, 1500));
+        const whileDown = { ...stats };
+        await redis.start();
+        await sleep(between(500, 1000));
+        const limitedBefore = stats.limited;
+        await sleep(300);
+        await Promise.all(loads.map((l) => l.stop()));
+        for (const inst of instances) await flushed(inst, seeded.keys[0].key);
+        const ledger = await ledgerState(seeded.db, accountIds);
+        const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
+        const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
+        const deliveredCost = [...delivered.values()].reduce((a, b) => a + b, 0);
+        const row = {
+          rail,
+          round,
+          killed: 'redis',
+          delivered: delivered.size,
+          charged: ledger.charged.size,
+          uncharged: missing.length,
+          undelivered: extra.length,
+          killWindow: 0,
+          refused: stats.refused - before.refused,
+          failed: stats.failed - before.failed,
+          servedWhileDown: whileDown.sent - before.sent,
+          limitedAgain: stats.limited > limitedBefore,
+          deliveredMicroUsd: deliveredCost,
+          spentMicroUsd: ledger.spent,
+        };
+        row.equal =
+          missing.length === 0 &&
+          extra.length === 0 &&
+          row.refused === 0 &&
+          row.failed === 0 &&
+          row.limitedAgain &&
+          deliveredCost === ledger.spent;
+        if (!row.equal)
+          row.unexplained = {
+            logged: logs
+              .flat()
+              .filter((l) => l.trim() !== '')
+              .slice(-40),
+          };
+        rows.push(row);
+        log(
+          `redis round ${round}: Redis killed and restarted; ${row.servedWhileDown} calls sent while it was down, ` +
+            `refused ${row.refused}, failed ${row.failed}, limits counting again: ${row.limitedAgain}; delivered ` +
+            `${row.delivered}, charged ${row.charged}, balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} ` +
+            `delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
+        );
+        if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+        continue;
+      }
       const victim = between(0, count);
       await cluster.kill(victim);
       await loads[victim].stop();
@@ -280,7 +351,7 @@ export function runPrepaidDrill({
         extra.length === 0 ? [] : await killWindow(seeded.db, seen, `instance ${victim}`, killed);
       killed.push(...window);
       const row = {
-        rail: 'prepaid',
+        rail,
         round,
         killed: `instance ${victim}`,
         delivered: delivered.size,
@@ -307,14 +378,76 @@ export function runPrepaidDrill({
       if (window.length) log(`kill window: ${JSON.stringify(window.map((id) => ({ id, ...seen.get(id) })))}`);
       if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
     }
-    log(`prepaid: calls refused ${stats.refused}, failed in flight ${stats.failed}`);
+    log(`${rail}: calls refused ${stats.refused}, failed in flight ${stats.failed}`);
     await cluster.stop();
     return rows;
   });
 }
 
+/**
+ * A Redis server of the drill's own (never the machine's usual one), on a free port, without persistence: `kill()` is
+ * `kill -9`, `start()` brings it back on the same port, empty.
+ */
+async function startRedis(space) {
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  let child;
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    space.children.add(child);
+    for (let i = 0; i < 100; i++) {
+      const up = await new Promise((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      });
+      if (up) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server did not start on port ${port}`);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited(child);
+      space.children.delete(child);
+    },
+  };
+}
+
 /** The prepaid drill's rows as a table. */
 export function printPrepaid(rows) {
+  if (rows[0]?.rail === 'redis') {
+    printTable(`redis: ${rows.length} rounds`, rows, [
+      ['round', (r) => r.round],
+      ['sent while down', (r) => r.servedWhileDown],
+      ['refused', (r) => r.refused],
+      ['failed', (r) => r.failed],
+      ['limits back', (r) => (r.limitedAgain ? 'yes' : 'NO')],
+      ['delivered', (r) => r.delivered],
+      ['charged', (r) => r.charged],
+      [
+        'spent = delivered cost',
+        (r) => `${r.equal ? 'yes' : 'NO'} (${r.spentMicroUsd} / ${r.deliveredMicroUsd})`,
+      ],
+    ]);
+    return;
+  }
   printTable(`prepaid: ${rows.length} rounds`, rows, [
     ['round', (r) => r.round],
     ['killed', (r) => r.killed],
@@ -335,6 +468,7 @@ if (isMain(import.meta.url)) {
     rounds: Number(arg('rounds', 5)),
     connections: Number(arg('connections', 12)),
     replace: process.argv.includes('--replace'),
+    chaos: arg('chaos', 'instance'),
   });
   printPrepaid(rows);
   process.exitCode = rows.every((r) => r.equal) ? 0 : 1;
