@@ -7,8 +7,8 @@
 //   npm run drill -- --rail x402 --rounds 3 --replace # one rail (or a comma-separated list)
 //   npm run drill -- --rail prepaid --db sqlite       # the prepaid drill on SQLite (one instance)
 //
-// Rails: prepaid (keys, balance leases), x402 (the devnet's EVM chain), mpp (Tempo charge on the devnet), jobs (async
-// media jobs adopted by a surviving instance), redis (Redis restarted mid-load), channels (MPP payment channels).
+// Rails: prepaid (keys, balance leases), x402 (the devnet's EVM chain), mpp (Tempo charge on the devnet), redis (the
+// rate limits' Redis killed and restarted mid-load). Async media jobs and payment channels have no drill yet.
 import { arg, isMain } from './harness.mjs';
 
 /** Each rail's drill: run(options) → rows (each with `equal`), print(rows). Loaded only when chosen. */
@@ -21,13 +21,13 @@ export const RAILS = {
     const m = await import('./x402.mjs');
     return { run: m.runX402Drill, print: m.printX402 };
   },
-  redis: async () => {
-    const m = await import('./prepaid.mjs');
-    return { run: (options) => m.runPrepaidDrill({ ...options, chaos: 'redis' }), print: m.printPrepaid };
-  },
   mpp: async () => {
     const m = await import('./mpp.mjs');
     return { run: m.runMppDrill, print: m.printMpp };
+  },
+  redis: async () => {
+    const m = await import('./prepaid.mjs');
+    return { run: (options) => m.runPrepaidDrill({ ...options, chaos: 'redis' }), print: m.printPrepaid };
   },
 };
 
