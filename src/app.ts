@@ -35,6 +35,7 @@ export function createApp(deps: Deps): LaneApp {
           perMinute: deps.config.rateLimitPerMinute,
           trustProxy: deps.config.trustProxy,
           kv: deps.kv,
+          log: deps.log,
           keyLimit: async (token) => {
             const key = await deps.keys.resolve(token);
             return key?.rateLimitPerMinute ? { id: key.keyId, perMinute: key.rateLimitPerMinute } : null;

@@ -20,6 +20,9 @@ import type { MeteredPrice } from './stream-tab.js';
 
 export type { CheckoutDeps, Sale } from './sale.js';
 
+/** The key a payment's own answer is stored under when its caller sent no Idempotency-Key (see Rail.replaysByPayment). */
+const PAYMENT_REPLAY_KEY = 'payment';
+
 /** The quote per price class, each computed once (a 402 lists every rail's); a model's came with its validation. */
 function memoQuote(catalog: Catalog, entry: CatalogEntry, input: Record<string, unknown>, known?: Quote) {
   if (known) return (_pc: PriceClass): Quote => known;
@@ -118,14 +121,21 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
   }
 
   let recordKey: string | null = null;
-  if (idempotencyKey) {
+  // A rail whose credential is one payment stores its answer for the same payment sent again, key or not.
+  const key = idempotencyKey ?? (rail.replaysByPayment ? PAYMENT_REPLAY_KEY : null);
+  if (key) {
     const start = await beginIdempotent(deps.db, {
       route: x.path,
       scope: `${rail.id}:${payer.scope}`,
-      key: idempotencyKey,
+      key,
       body: sale.rawBody,
+    }).catch((err: unknown) => {
+      // Without a key of the caller's, the payment itself says what is wrong with sending it again (spent on another
+      // body, or its call still running): the rail refuses it below, with a fresh challenge.
+      if (!idempotencyKey && err instanceof ApiError) return null;
+      throw err;
     });
-    if (start.kind === 'replay') {
+    if (start?.kind === 'replay') {
       const now = await rail.unpaidHeaders?.(req, {}).catch(() => null);
       return x.send(
         start.response.status,
@@ -133,7 +143,7 @@ async function checkout(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Re
         replayHeaders(start.response.headers, now ?? null),
       );
     }
-    recordKey = start.recordKey;
+    recordKey = start?.recordKey ?? null;
   }
 
   const pricing = pricingOf(entry, quote);

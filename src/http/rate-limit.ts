@@ -5,6 +5,7 @@ import type { KeyValue } from '../store/kv/index.js';
 import { clientIp } from './client-ip.js';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
+import type { Logger } from './logger.js';
 
 export interface RateLimitOptions {
   /** Requests per minute per client, at least 1: a server with no limit has no limiter at all. */
@@ -13,6 +14,8 @@ export interface RateLimitOptions {
   kv: KeyValue;
   /** The limit of an API key given its own, or null; looked up from the bearer token. */
   keyLimit?: (bearer: string) => Promise<{ id: string; perMinute: number } | null>;
+  /** Where a store that cannot count (Redis down) is reported, at most every STORE_REPORT_MS. */
+  log?: Logger;
 }
 
 /** What one request's hit says: the headers every answer carries, and the refusal when over the limit. */
@@ -22,9 +25,39 @@ export interface RateVerdict {
 }
 
 const WINDOW_MS = 60_000;
+/** How long a request waits for its count before it goes through uncounted (a store that is down or stalled). */
+const STORE_WAIT_MS = 250;
+const STORE_REPORT_MS = 10_000;
+
+/** `promise`, or a rejection after `ms` (the promise's own rejection then handled, never unhandled). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 export class RateLimiter {
+  private reportedAt = 0;
   constructor(readonly opts: RateLimitOptions) {}
+
+  /**
+   * Limits degrade, calls do not: when the store cannot count (Redis down, restarting, stalled), the request goes
+   * through uncounted and without RateLimit headers, and that is logged at warn (at most every 10 s).
+   */
+  private uncounted(err: unknown): RateVerdict {
+    const now = Date.now();
+    if (now - this.reportedAt >= STORE_REPORT_MS) {
+      this.reportedAt = now;
+      this.opts.log?.warn(
+        { err, store: this.opts.kv.kind },
+        'rate limits are off while their store cannot count; requests go through unlimited',
+      );
+    }
+    return { headers: {}, refusal: null };
+  }
 
   /** Counts one request of the client at `ip` carrying `authorization`. */
   async hit(ip: string, authorization: string | undefined): Promise<RateVerdict> {
@@ -37,7 +70,13 @@ export class RateLimiter {
         limit = own.perMinute;
       }
     }
-    const { count, resetMs } = await this.opts.kv.hit(bucket, WINDOW_MS);
+    let counted: { count: number; resetMs: number };
+    try {
+      counted = await within(this.opts.kv.hit(bucket, WINDOW_MS), STORE_WAIT_MS);
+    } catch (err) {
+      return this.uncounted(err);
+    }
+    const { count, resetMs } = counted;
     const resetSeconds = Math.max(1, Math.ceil(resetMs / 1000));
     const headers = {
       'ratelimit-limit': String(limit),

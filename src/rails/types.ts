@@ -152,6 +152,12 @@ export interface Rail {
   serves?(path: string): boolean;
   /** True when the request carries this rail's credential (headers only, no I/O). */
   carries(req: PaidRequest): boolean;
+  /**
+   * The credential is one payment, good for one call (x402): a call paid with it keeps its answer for replay as if
+   * the caller had sent an Idempotency-Key, so the same payment sent again with the same body gets that answer back
+   * (a caller whose connection was cut, or whose instance died, after the payment settled).
+   */
+  readonly replaysByPayment?: boolean;
   /** Identifies the payer from the credential; throws ApiError (401/402) when it is bad. */
   identify(req: PaidRequest): Promise<Payer>;
   /** Reserves or verifies the payment for the quote; throws ApiError (402 with the reason) when refused. */

@@ -98,12 +98,15 @@ export interface UsageRecordTable {
   tx_id?: string | null;
 }
 
-export type WalletPaymentState = 'running' | 'settled';
+export type WalletPaymentState = 'running' | 'paid' | 'settled';
 
 /**
  * One wallet payment that passed verification. The id (SHA-256 of the payment's identity on its chain: an EVM
  * authorization's payer and nonce, a Solana transaction, an Algorand group) is the lock: 'running' while its call
- * runs, 'settled' for good once it settled; a call that fails deletes the row, so the payment can be sent again.
+ * runs (with `tx_id` set when the payment had already settled and its answer is being made again), 'paid' once it
+ * settled on chain and until its answer is stored for replay (a process that died between the two leaves it so: the
+ * same payment sent again gets its answer), 'settled' for good once the answer was stored and handed over; a call
+ * that fails before settling deletes the row, so the payment can be sent again.
  */
 export interface WalletPaymentTable {
   id: string;

@@ -1,11 +1,11 @@
-// A short run of the crash drill (test/drills/crash-drill.mjs): built kasir instances under paid load, one killed
+// A short run of the crash drill (test/drills/prepaid.mjs): built kasir instances under paid load, one killed
 // with SIGKILL at a random moment each round and restarted; every round, every answer callers received must be
 // charged, the balances must have fallen by exactly the charges, and a call charged without its answer delivered
 // can only be the one a kill caught between its journal line and its last write (at most one per kill).
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresUp } from '../support/services.js';
-import { runCrashDrill } from './crash-drill.mjs';
+import { runPrepaidDrill as runCrashDrill } from './prepaid.mjs';
 
 describe('crash drill', () => {
   beforeAll(() => {

@@ -213,13 +213,24 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     expect(await chain.balanceOf(chain.recipient.address)).toBeLessThanOrEqual(recipientBefore);
   });
 
-  it('refuses a replayed credential with a fresh challenge and moves no money', async () => {
+  it('replays its answer to a credential sent again, and once that is gone refuses it with a fresh challenge; no money moves', async () => {
     const payer = await chain.fundPayer();
     const body = chatBody(MODEL, 'replay');
     const { call, sent } = client(kasir, payer);
-    expect((await call(body)).status).toBe(200);
+    const first = await call(body);
+    expect(first.status).toBe(200);
+    const answer = await first.text();
     const credential = sent.find((s) => s.authorization)?.authorization as string;
     const before = await chain.balanceOf(chain.recipient.address);
+    const calls = kasir.openai.requests.length;
+    // A caller whose answer was cut off sends the same credential again: the stored answer, nothing moved or run.
+    const replayed = await post(kasir, body, { authorization: credential });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replayed.text()).toBe(answer);
+    expect(kasir.openai.requests.length).toBe(calls);
+    // Past the replay window (its record dropped): spent.
+    await kasir.deps.db.kysely.deleteFrom('idempotency_records').execute();
     const again = await post(kasir, body, { authorization: credential });
     expect(again.status).toBe(402);
     // One vocabulary across rails: a replay is `payment_replayed` here as on x402.
@@ -229,6 +240,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     });
     expect(Challenge.fromHeadersList(again.headers).some((c) => c.method === 'tempo')).toBe(true);
     expect(await chain.balanceOf(chain.recipient.address)).toBe(before);
+    expect(kasir.openai.requests.length).toBe(calls);
   });
 
   it('refuses a credential for another body, and a tampered challenge, before any transfer', async () => {

@@ -140,7 +140,7 @@ export function describeWalletRail<F extends WalletFixture>(
       expect(res.headers.get('payment-required')).toBeNull();
     });
 
-    it('charges exactly the quote on success, records the settlement, and refuses the payment a second time', async () => {
+    it('charges exactly the quote on success, records the settlement, replays its answer for the same payment and body, and refuses the payment for another body', async () => {
       const b = body('Pay me once');
       const requirements = await requirementsFor(b);
       const [payerBefore, payToBefore] = [await fx.payerBalance(), await fx.payToBalance()];
@@ -177,12 +177,24 @@ export function describeWalletRail<F extends WalletFixture>(
       const listed = (await admin.json()) as { items: Array<{ tx_id: string | null }> };
       expect(listed.items.map((i) => i.tx_id)).toContain(settled.transaction);
 
+      // The same payment with the same body (a caller whose answer was cut off): the stored answer, nothing settled,
+      // nothing run again.
       const again = await post(b, { 'payment-signature': signature(payment) });
-      expect(again.status).toBe(402);
-      expect(((await again.json()) as { error: { code: string } }).error.code).toBe('payment_replayed');
-      expect(paymentRequiredOf(again).accepts.length).toBeGreaterThan(0);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await again.json()).toEqual(json);
+      expect(decodePaymentResponseHeader(again.headers.get('payment-response') as string).transaction).toBe(
+        settled.transaction,
+      );
+      // The same payment for another call: spent.
+      const other = await post(body('Pay me twice'), { 'payment-signature': signature(payment) });
+      expect(other.status).toBe(402);
+      expect(((await other.json()) as { error: { code: string } }).error.code).toBe('payment_replayed');
+      expect(paymentRequiredOf(other).accepts.length).toBeGreaterThan(0);
       expect(await fx.payerBalance()).toBe(payerBefore - amount);
+      expect(await fx.payToBalance()).toBe(payToBefore + amount);
       expect(kasir.openai.requests.length).toBe(calls + 1);
+      expect((await usageRows()).filter((r) => r.tx_id === settled.transaction)).toHaveLength(1);
     });
 
     it('settles nothing when the upstream fails, and the same payment works once it is back', async () => {

@@ -9,7 +9,7 @@
 import { Errors, Receipt } from 'mppx';
 import type Stripe from 'stripe';
 import type { Logger } from '../../http/logger.js';
-import { recordWalletUsage } from '../../ledger/wallet-payments.js';
+import { recordWalletUsage, walletUsageCharged } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
 import type { Authorization, Payer, RailReceipt, UsageFacts } from '../types.js';
 import { PaymentRefusal } from '../types.js';
@@ -28,7 +28,18 @@ export interface PaymentContext {
 
 /** How the payment moves: broadcast by kasir after success, already on-chain, or a card charge. */
 export type Settlement =
-  | { kind: 'pull'; broadcast: () => Promise<Receipt.Receipt>; release: () => Promise<void> }
+  | {
+      kind: 'pull';
+      broadcast: () => Promise<Receipt.Receipt>;
+      release: () => Promise<void>;
+      /** Marks the payment spent for good: its answer is stored for replay, or its money went back. */
+      handOver: () => Promise<void>;
+    }
+  /**
+   * A pull payment broadcast by a call that never stored its answer (its process died): its answer is made again,
+   * nothing broadcast; `unclaim` lets another retry try if this one fails.
+   */
+  | { kind: 'paid'; receipt: Receipt.Receipt; unclaim: () => Promise<void>; handOver: () => Promise<void> }
   | { kind: 'push'; receipt: Receipt.Receipt }
   | { kind: 'card'; receipt: Receipt.Receipt };
 
@@ -124,8 +135,12 @@ export class MppAuthorization implements Authorization {
       await this.record({ ...usage, httpStatus: 402, errorCode: receipt.code }, 0, null);
       throw receipt;
     }
-    await this.record(usage, this.amountMicroUsd, receipt);
+    const { settlement } = this;
+    // Made again: charged when it was broadcast, if its usage record got written then.
+    if (settlement.kind !== 'paid' || !(await walletUsageCharged(this.ctx.db, receipt.reference)))
+      await this.record(usage, this.amountMicroUsd, receipt);
     return {
+      ...(settlement.kind === 'pull' || settlement.kind === 'paid' ? { commit: settlement.handOver } : {}),
       headers: receiptHeaders(receipt),
       receipt: {
         rail: 'mpp',
@@ -144,9 +159,18 @@ export class MppAuthorization implements Authorization {
     let moved: Receipt.Receipt | null = null;
     if (settlement.kind === 'pull') {
       const started = this.broadcasting ? await this.broadcasting : null;
-      if (started && !(started instanceof PaymentRefusal)) moved = started;
+      if (started && !(started instanceof PaymentRefusal)) {
+        moved = started;
+        // Refunded below: no answer is owed for it any more.
+        await settlement.handOver();
+      }
       // Never broadcast: the same credential may pay a retry of this call.
       else await settlement.release();
+    } else if (settlement.kind === 'paid') {
+      // Still paid, its answer still owed: a later retry may make it.
+      await settlement.unclaim();
+      await this.record(usage, 0, null);
+      return { headers: {}, receipt: given };
     } else {
       moved = settlement.receipt;
     }

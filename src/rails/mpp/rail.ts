@@ -8,7 +8,7 @@
  * only with a refund wallet) is sent back when the call fails (see authorization.ts). mppx verifies and broadcasts.
  */
 import { createHash } from 'node:crypto';
-import { Challenge, Credential, Errors, PaymentRequest, type Receipt, type Store } from 'mppx';
+import { Challenge, Credential, Errors, PaymentRequest, Receipt, type Store } from 'mppx';
 import type { Mppx } from 'mppx/server';
 import type Stripe from 'stripe';
 import type { MppConfig } from '../../config/mpp.js';
@@ -16,11 +16,12 @@ import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import type { Db } from '../../store/db.js';
 import { isSessionCredential } from '../channel/session-wire.js';
-import type { PaidRequest, Pricing, Rail, RailChallenge } from '../types.js';
+import type { PaidRequest, Payer, Pricing, Rail, RailChallenge } from '../types.js';
 import { PaymentRefusal } from '../types.js';
 import { microUsdToDollars, wholeCents } from './amounts.js';
 import { MppAuthorization, type Settlement } from './authorization.js';
 import type { TempoRefunder } from './refunds.js';
+import { chargeLookup } from './settlement-lookup.js';
 import { usedNonceChecker, usedNonceMessage } from './used-nonce.js';
 
 /** One mppx handler per challenge secret: the first signs, every one verifies what it signed. */
@@ -54,6 +55,30 @@ interface Detail {
   credential: Credential.Credential | null;
   unreadable?: string;
 }
+
+/** A pull payment's claim once broadcast: 'paid' until its answer is stored, then 'settled' (see `remake`). */
+interface PullClaim {
+  type: typeof BROADCASTING | typeof PAID | typeof REMAKING | typeof SETTLED;
+  /** SHA-256 of the credential's payload. */
+  payload: string;
+  /** The broadcast's receipt (serialized). */
+  receipt?: string;
+  /** Of a claim being made again: when its maker counts as dead. */
+  until?: number;
+  /** Of a broadcast: when it started. */
+  at?: number;
+}
+const BROADCASTING = 'kasir:mpp:broadcasting';
+const PAID = 'kasir:mpp:paid';
+const REMAKING = 'kasir:mpp:remaking';
+const SETTLED = 'kasir:mpp:settled';
+/** How long a call making a paid payment's answer again holds it before another retry may. */
+const REMAKE_CLAIM_MS = 60_000;
+/**
+ * How long after a broadcast started its outcome is on chain for good (mppx's client signs a pull transaction valid for
+ * about 25 s): a claim still broadcasting after that was left by a process that died.
+ */
+const BROADCAST_SETTLED_MS = 40_000;
 
 /** The DID of a credential's payer, lower-cased (`did:pkh:eip155:<chain>:<address>`), when it names one. */
 function payerDid(source: string | undefined): string | null {
@@ -137,8 +162,77 @@ export function createMppRail(deps: MppRailDeps): Rail {
   };
   /** kasir's claim on a pull payment while its call runs (and after it paid), so it pays one call at a time. */
   const pullClaim = (challengeId: string) => `kasir:mpp:pull:${challengeId}`;
+  /** The credential's payload, as a claim names it: only the same signed payment may have its answer made again. */
+  const payloadHash = (credential: Credential.Credential) =>
+    createHash('sha256')
+      .update(JSON.stringify(credential.payload ?? null))
+      .digest('hex');
+
+  /**
+   * Claims a pull payment that was broadcast by a call that never stored its answer (its process died), to make that
+   * answer again: the settlement when this call won the claim, 'running' when another call holds it (or its broadcast
+   * may still land), null when the claim is not of that kind or the payment never landed. A claim whose maker died
+   * too is free again after REMAKE_CLAIM_MS. A broadcast its process did not see through is looked up on chain.
+   */
+  async function remake(
+    key: string,
+    credential: Credential.Credential,
+    payer: Payer,
+  ): Promise<Settlement | 'running' | null> {
+    const hash = payloadHash(credential);
+    const stale = (c: PullClaim) =>
+      c.type === PAID ||
+      (c.type === REMAKING && (c.until ?? 0) < Date.now()) ||
+      (c.type === BROADCASTING && (c.at ?? 0) + BROADCAST_SETTLED_MS < Date.now());
+    const current = (await deps.store.get(key)) as PullClaim | null;
+    if (current?.payload !== hash || current.type === SETTLED) return null;
+    if (!stale(current)) return current.type === BROADCASTING || current.type === REMAKING ? 'running' : null;
+    let receipt = current.receipt;
+    if (current.type === BROADCASTING || !receipt) {
+      const address = payer.address?.split(':').at(-1);
+      const request = credential.challenge.request as { amount?: string };
+      const tx =
+        address && request.amount && lookup
+          ? await lookup({
+              payer: address as `0x${string}`,
+              challengeId: credential.challenge.id,
+              realm: credential.challenge.realm,
+              amount: BigInt(request.amount),
+            }).catch((err: unknown) => {
+              log.warn({ err }, 'mpp: cannot look up a charge on chain');
+              return undefined;
+            })
+          : null;
+      if (tx === undefined) return 'running'; // the chain did not answer: ask again later
+      if (tx === null) return null; // never landed, and now never will
+      receipt = Receipt.serialize({
+        method: 'tempo',
+        status: 'success',
+        timestamp: new Date().toISOString(),
+        reference: tx,
+      } as Receipt.Receipt);
+    }
+    const won = (await deps.store.update(key, (c: unknown) =>
+      (c as PullClaim | null)?.payload === hash && stale(c as PullClaim)
+        ? {
+            op: 'set',
+            value: { type: REMAKING, payload: hash, receipt, until: Date.now() + REMAKE_CLAIM_MS },
+            result: true,
+          }
+        : { op: 'noop', result: false },
+    )) as boolean;
+    if (!won) return 'running';
+    const paid: PullClaim = { type: PAID, payload: hash, receipt };
+    return {
+      kind: 'paid',
+      receipt: Receipt.deserialize(receipt),
+      unclaim: () => deps.store.put(key, paid),
+      handOver: () => deps.store.put(key, { type: SETTLED, payload: hash }),
+    };
+  }
 
   const usedNonce = config.tempo ? usedNonceChecker(config.tempo) : async () => null;
+  const lookup = config.tempo ? chargeLookup(config.tempo) : null;
   /** Refuses a signed Tempo payment whose nonce its sender already used (the network would drop it unanswered). */
   async function refuseUsedNonce(credential: Credential.Credential): Promise<void> {
     const { payload } = credential as { payload?: { type?: unknown; signature?: unknown } };
@@ -172,6 +266,7 @@ export function createMppRail(deps: MppRailDeps): Rail {
       const header = req.header('authorization') ?? '';
       return /^payment\s/i.test(header) && !(channelsOn && isSessionCredential(header));
     },
+    replaysByPayment: true,
 
     async identify(req) {
       const header = req.header('authorization') ?? '';
@@ -221,6 +316,11 @@ export function createMppRail(deps: MppRailDeps): Rail {
       } else {
         const key = pullClaim(challenge.id);
         if (type === 'transaction' && (await deps.store.get(key))) {
+          // Broadcast, its answer never stored: this credential buys that answer, once.
+          const again = await remake(key, credential, payer);
+          if (again === 'running')
+            throw refuse('payment_in_progress', 'this payment is paying for a call that is running now');
+          if (again) return new MppAuthorization(payer, cost, ctx, challenge.id, again, req.path);
           throw refuse(
             'payment_replayed',
             'this credential is paying for another call, or has paid one already',
@@ -240,10 +340,21 @@ export function createMppRail(deps: MppRailDeps): Rail {
               'this credential is paying for another call, or has paid one already',
             );
           }
+          const hash = payloadHash(credential);
           settlement = {
             kind: 'pull',
-            broadcast: () => handler.broadcastCredential(credential, options),
+            broadcast: async () => {
+              // From here the payment may land: a process dying before it knows leaves that to be looked up.
+              const started: PullClaim = { type: BROADCASTING, payload: hash, at: Date.now() };
+              await deps.store.put(key, started);
+              const receipt = await handler.broadcastCredential(credential, options);
+              // Spent, its answer not stored yet: a process dying from here on leaves the answer to be made again.
+              const paid: PullClaim = { type: PAID, payload: hash, receipt: Receipt.serialize(receipt) };
+              await deps.store.put(key, paid);
+              return receipt;
+            },
             release: () => deps.store.delete(key),
+            handOver: () => deps.store.put(key, { type: SETTLED, payload: hash }),
           };
         } else {
           // A push payment: spent here once (mppx records its transaction hash), given back if the call fails.

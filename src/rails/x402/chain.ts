@@ -1,5 +1,6 @@
 /** One chain the x402 rail accepts payments on: its assets, the facilitator that settles there, its server scheme. */
 import type { FacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { X402ChainConfig } from '../../config/x402.js';
 
 /** A token accepted on a chain, with what a payer's client needs to sign for it. */
@@ -18,6 +19,12 @@ export interface Chain {
   facilitator: FacilitatorClient;
   /** The x402 server scheme that builds this chain's requirements (registered on the resource server). */
   serverScheme: unknown;
+  /**
+   * The transaction in which this very payment already moved its amount to its pay-to on this chain, or null when
+   * it did not (or the chain cannot tell). Asked when a payment fails verification: one that a process settled and
+   * then died before it answered is spent on chain but owed its answer.
+   */
+  settlementOf?(payload: PaymentPayload, requirements: PaymentRequirements): Promise<string | null>;
 }
 
 /** Adapts an in-process facilitator (whose getSupported is synchronous) to the client interface. */

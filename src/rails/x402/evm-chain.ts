@@ -8,6 +8,7 @@
  */
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { PERMIT2_ADDRESS, toFacilitatorEvmSigner, x402ExactPermit2ProxyAddress } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -18,6 +19,7 @@ import {
   defineChain,
   http,
   parseAbi,
+  parseEventLogs,
   publicActions,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -31,7 +33,12 @@ const TOKEN_ABI = parseAbi([
   'function version() view returns (string)',
   'function decimals() view returns (uint8)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
 ]);
+
+/** How far back (in blocks) a settled authorization is looked for: some hours on Base, more than any payment lives. */
+const SETTLEMENT_LOOKBACK_BLOCKS = 10_000n;
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const ZERO_NONCE = `0x${'0'.repeat(64)}` as const;
@@ -128,10 +135,96 @@ export function openEvmChain(config: X402ChainConfig, log?: Logger): Chain {
     facilitator = localFacilitator(fac);
   }
 
+  /**
+   * An EIP-3009 payment's settlement: its authorization used on the token (`authorizationState`), in a transaction
+   * whose AuthorizationUsed event names its payer and nonce and which transferred exactly the required amount from the
+   * payer to the pay-to (a payer could sign another authorization with the same nonce: only this one counts), and
+   * the payload carrying the payer's signature of that very transfer (so no one else can claim it). Permit2 payments
+   * are not looked up (null).
+   */
+  const settlementOf = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const body = payload.payload as {
+      signature?: unknown;
+      authorization?: Record<string, unknown>;
+    };
+    const auth = body.authorization;
+    if (
+      typeof auth?.from !== 'string' ||
+      typeof auth.nonce !== 'string' ||
+      typeof body.signature !== 'string'
+    )
+      return null;
+    const asset = requirements.asset as `0x${string}`;
+    const from = auth.from as `0x${string}`;
+    const nonce = auth.nonce as `0x${string}`;
+    const extra = requirements.extra as { name?: unknown; version?: unknown } | undefined;
+    if (typeof extra?.name !== 'string' || typeof extra.version !== 'string') return null;
+    // Only the payer's own signature of this transfer to the pay-to names the settlement found below as its own.
+    const signed = await reader
+      .verifyTypedData({
+        address: from,
+        domain: { name: extra.name, version: extra.version, chainId: chain.id, verifyingContract: asset },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          from,
+          to: requirements.payTo as `0x${string}`,
+          value: BigInt(requirements.amount),
+          validAfter: BigInt(String(auth.validAfter)),
+          validBefore: BigInt(String(auth.validBefore)),
+          nonce,
+        },
+        signature: body.signature as `0x${string}`,
+      })
+      .catch(() => false);
+    if (!signed) return null;
+    const used = await reader.readContract({
+      address: asset,
+      abi: TOKEN_ABI,
+      functionName: 'authorizationState',
+      args: [from, nonce],
+    });
+    if (!used) return null;
+    // Not viem's cached block number: the settlement may be in the block just mined.
+    const latest = await reader.getBlockNumber({ cacheTime: 0 });
+    const logs = await reader.getContractEvents({
+      address: asset,
+      abi: TOKEN_ABI,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer: from, nonce },
+      fromBlock: latest > SETTLEMENT_LOOKBACK_BLOCKS ? latest - SETTLEMENT_LOOKBACK_BLOCKS : 0n,
+      toBlock: 'latest',
+    });
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    for (const log of logs) {
+      const receipt = await reader.getTransactionReceipt({ hash: log.transactionHash });
+      if (receipt.status !== 'success') continue;
+      const paid = parseEventLogs({ abi: TOKEN_ABI, logs: receipt.logs, eventName: 'Transfer' }).some(
+        (t) =>
+          same(t.address, asset) &&
+          same(t.args.from, from) &&
+          same(t.args.to, requirements.payTo) &&
+          t.args.value === BigInt(requirements.amount),
+      );
+      if (paid) return log.transactionHash;
+    }
+    return null;
+  };
+
   return {
     config,
     assets: memoRetry(readAssets),
     facilitator,
     serverScheme: new ExactEvmScheme(),
+    settlementOf,
   };
 }

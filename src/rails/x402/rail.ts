@@ -2,8 +2,10 @@
  * The x402 rail (v2): a wallet pays per call, no signup. The 402 carries `PAYMENT-REQUIRED` listing every chain and
  * asset the route accepts at the quote; the caller repeats the request with `PAYMENT-SIGNATURE`. Then: verify →
  * lock the payment's identity in the database (so one payment buys one call on every instance) → run → settle only
- * on success → `PAYMENT-RESPONSE`. A failed call releases the lock and settles nothing. The schemes, signatures and
- * transaction formats are @x402/*'s; this file decides what is accepted where and keeps the books.
+ * on success → `PAYMENT-RESPONSE`. A failed call releases the lock and settles nothing. A payment that settled and
+ * whose answer was not stored (its process died in between) buys its answer again, once, when it is sent again
+ * (see `again`). The schemes, signatures and transaction formats are @x402/*'s; this file decides what is accepted
+ * where and keeps the books.
  */
 
 import { createHash } from 'node:crypto';
@@ -17,11 +19,15 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import { X402_FAMILIES, type X402Config, type X402Family } from '../../config/x402.js';
 import type { Logger } from '../../http/logger.js';
 import {
+  handOverWalletPayment,
   lockWalletPayment,
+  reclaimPaidWalletPayment,
   recordWalletUsage,
   releaseWalletPayment,
   settleWalletPayment,
-  walletPaymentState,
+  unclaimPaidWalletPayment,
+  walletPayment,
+  walletUsageCharged,
 } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
 import type {
@@ -160,6 +166,8 @@ export function createX402Rail(deps: X402RailDeps): Rail {
   }
 
   const replayed = () => refuse('payment_replayed', 'this payment has already paid for a call');
+  const inProgress = () =>
+    refuse('payment_in_progress', 'this payment is paying for a call that is running now');
 
   class X402Authorization implements Authorization {
     constructor(
@@ -169,6 +177,8 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       private readonly chosen: Offered,
       private readonly lockId: string,
       private readonly route: string,
+      /** The payment already settled in this transaction (its answer is being made again): nothing to settle. */
+      private readonly settledTx: string | null = null,
     ) {}
 
     private async record(usage: UsageFacts, charged: number, txId: string | null) {
@@ -180,7 +190,37 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       });
     }
 
+    /** The answer's headers and receipt for a settlement, and the hand-over that marks the payment spent for good. */
+    private receipt(settled: SettleResponse): RailReceipt {
+      return {
+        headers: { 'payment-response': encodePaymentResponseHeader(settled) },
+        receipt: {
+          rail: 'x402',
+          network: settled.network,
+          transaction: settled.transaction,
+          payer: settled.payer ?? this.payer.address,
+          asset: this.chosen.requirements.asset,
+          amount: this.chosen.requirements.amount,
+          charged_micro_usd: this.amountMicroUsd,
+        },
+        // Called once the answer is stored for replay, right before it is handed over (see PaidCall).
+        commit: () => handOverWalletPayment(db, this.lockId),
+      };
+    }
+
     async capture(usage: UsageFacts): Promise<RailReceipt> {
+      if (this.settledTx !== null) {
+        // Settled before by a call that never stored its answer: charged then (its usage record, if it got that far),
+        // so charged here only if it did not.
+        if (!(await walletUsageCharged(db, this.settledTx)))
+          await this.record(usage, this.amountMicroUsd, this.settledTx);
+        return this.receipt({
+          success: true,
+          transaction: this.settledTx,
+          network: this.chosen.requirements.network,
+          payer: this.payer.address ?? undefined,
+        } as SettleResponse);
+      }
       let settled: SettleResponse;
       try {
         settled = await server.settlePayment(this.payload, this.chosen.requirements);
@@ -205,28 +245,32 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       }
       await settleWalletPayment(db, this.lockId, settled.transaction);
       await this.record(usage, this.amountMicroUsd, settled.transaction);
-      return {
-        headers: { 'payment-response': encodePaymentResponseHeader(settled) },
-        receipt: {
-          rail: 'x402',
-          network: settled.network,
-          transaction: settled.transaction,
-          payer: settled.payer ?? this.payer.address,
-          asset: this.chosen.requirements.asset,
-          amount: this.chosen.requirements.amount,
-          charged_micro_usd: this.amountMicroUsd,
-        },
-      };
+      return this.receipt(settled);
     }
 
     async void(usage: UsageFacts): Promise<RailReceipt> {
-      await releaseWalletPayment(db, this.lockId);
+      // A settled payment stays settled: its answer may be asked for again.
+      if (this.settledTx !== null) await unclaimPaidWalletPayment(db, this.lockId);
+      else await releaseWalletPayment(db, this.lockId);
       await this.record(usage, 0, null);
       return { headers: {}, receipt: { rail: 'x402', charged_micro_usd: 0 } };
     }
 
     streamHeaders(): Record<string, string> {
       return {};
+    }
+  }
+
+  /**
+   * The transaction in which this payment already settled to its pay-to, when its chain can tell (null else, or when
+   * the chain cannot be read: the payment is then refused as it would have been).
+   */
+  async function again(payload: PaymentPayload, chosen: Offered): Promise<string | null> {
+    try {
+      return (await chosen.chain.settlementOf?.(payload, chosen.requirements)) ?? null;
+    } catch (err) {
+      log.warn({ err, network: chosen.chain.config.network }, 'x402: cannot look up a settlement');
+      return null;
     }
   }
 
@@ -239,6 +283,7 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       return family === null || chains.some((c) => c.config.family === family);
     },
     carries: (req) => req.header(PAYMENT_SIGNATURE) !== undefined,
+    replaysByPayment: true,
 
     // The payload is only read here; a bad one is refused by authorize(), whose refusal carries a fresh challenge.
     async identify(req) {
@@ -285,10 +330,44 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       }
       const id = paymentIdentity(payload, chosen.chain.config.kind);
       if (!id) throw refuse('payment_invalid', 'the payment payload has no identity on its chain');
+      const facts = {
+        id,
+        rail: 'x402',
+        network: chosen.requirements.network,
+        asset: chosen.requirements.asset,
+        payer: payer.address ?? 'unknown',
+        amount: chosen.requirements.amount,
+        amount_micro_usd: pricing.quote.costMicroUsd,
+        route: req.path,
+        offer_id: pricing.offerId,
+        request_id: req.requestId,
+      };
+      /** The call that makes the answer of a payment that settled in `tx` and never got it (see `again`). */
+      const redo = (tx: string) =>
+        new X402Authorization(payer, pricing.quote.costMicroUsd, payload, chosen, id, req.path, tx);
+      const known = await walletPayment(db, id);
       // A payment spent here before is named as such (its chain would only say the simulation failed).
-      if ((await walletPaymentState(db, id)) === 'settled') throw replayed();
+      if (known?.state === 'settled') throw replayed();
+      if (known?.state === 'paid') {
+        // Settled, its answer never stored: this payment (the payer's own signature of it) buys that answer, once.
+        const tx = known.tx_id;
+        if (tx === null || known.route !== req.path || (await again(payload, chosen)) !== tx)
+          throw replayed();
+        if (!(await reclaimPaidWalletPayment(db, id))) throw inProgress();
+        return redo(tx);
+      }
+      // Its call is running (or its process died, and a sweeper lets it go after HOLD_TTL_SECONDS).
+      if (known?.state === 'running') throw inProgress();
       const verified = await server.verifyPayment(payload, chosen.requirements);
       if (!verified.isValid) {
+        // Refused on chain because it is spent there: settled by a process that died before it recorded it. Its
+        // answer is owed; this call makes it (the lock, with its transaction, keeps a second one from doing so too).
+        const tx = await again(payload, chosen);
+        if (tx) {
+          const lock = await lockWalletPayment(db, facts, tx);
+          if (lock === 'locked') return redo(tx);
+          throw lock === 'settled' ? replayed() : inProgress();
+        }
         throw refuse(
           'payment_invalid',
           `the payment was refused: ${verified.invalidMessage ?? verified.invalidReason ?? 'invalid'}`,
@@ -296,22 +375,9 @@ export function createX402Rail(deps: X402RailDeps): Rail {
         );
       }
       const address = verified.payer ?? payer.address ?? 'unknown';
-      const lock = await lockWalletPayment(db, {
-        id,
-        rail: 'x402',
-        network: chosen.requirements.network,
-        asset: chosen.requirements.asset,
-        payer: address,
-        amount: chosen.requirements.amount,
-        amount_micro_usd: pricing.quote.costMicroUsd,
-        route: req.path,
-        offer_id: pricing.offerId,
-        request_id: req.requestId,
-      });
+      const lock = await lockWalletPayment(db, { ...facts, payer: address });
       if (lock === 'settled') throw replayed();
-      if (lock === 'running') {
-        throw refuse('payment_in_progress', 'this payment is paying for a call that is running now');
-      }
+      if (lock !== 'locked') throw inProgress();
       return new X402Authorization(
         { ...payer, address },
         pricing.quote.costMicroUsd,

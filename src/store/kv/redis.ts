@@ -12,6 +12,9 @@ return {n, ttl}`;
 
 export async function createRedisKv(url: string, prefix = 'kasir:'): Promise<KeyValue> {
   const redis = new Redis(url, { keyPrefix: prefix, lazyConnect: true, maxRetriesPerRequest: 2 });
+  // While Redis is away ioredis reconnects by itself and each command fails on its own (callers decide what that
+  // means: the rate limiter lets calls through uncounted); its connection errors are not reported twice.
+  redis.on('error', () => {});
   await redis.connect();
   redis.defineCommand('kasirHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hit = (

@@ -1,0 +1,185 @@
+// What every drill shares: built kasir instances (`dist/main.js`) on a fresh database, `kill -9` of one of them, its
+// restart on its own data folder or (`replace`) on a new, empty one, and the drill's scratch folder and clean-up.
+// Each rail's drill (prepaid.mjs, x402.mjs, …) drives its own load and keeps its own books on top of this;
+// crash-drill.mjs runs them.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The URL of a compiled module (`dist/<file>`), to import. */
+export const dist = (file) => pathToFileURL(path.join(root, 'dist', file)).href;
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** An integer in [lo, hi). */
+export const between = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo));
+
+/** Starts `node <args>` from the repository root; resolves once it prints "listening on <url>". */
+export function startNode(args, env) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk) => {
+      seen += chunk;
+      const m = /listening on (http:\/\/[^\s]+:\d+)/.exec(seen);
+      if (m) {
+        child.stderr.off('data', onData);
+        // Kept for a round that does not balance: what the instance logged (warnings and errors, as JSON lines).
+        const logged = seen.split('\n');
+        child.stderr.on('data', (more) => logged.push(...String(more).split('\n')));
+        resolve({ child, url: m[1], logged });
+      }
+    };
+    child.stderr.on('data', onData);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${args.join(' ')} exited (${code ?? signal}): ${seen}`)),
+    );
+  });
+}
+
+/** Resolves once `child` has exited (at once if it already has). */
+export const exited = (child) =>
+  new Promise((r) => (child.exitCode !== null || child.signalCode ? r() : child.once('exit', r)));
+
+/** Creates the drill's database (a fresh PostgreSQL database, or a SQLite file) and returns its URL and cleanup. */
+export async function createDatabase(kind, dir) {
+  if (kind === 'sqlite') return { url: `sqlite:${path.join(dir, 'kasir.db')}`, drop: async () => {} };
+  const adminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `kasir_drill_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Opens the drill's database with kasir's own code (for seeding and for reading the books). */
+export async function openDrillDb(databaseUrl) {
+  const { loadConfig } = await import(dist('config/load.js'));
+  const { openDb } = await import(dist('store/db.js'));
+  return openDb(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: tmpdir() }).database);
+}
+
+/**
+ * A drill's scratch space: a temporary folder, a database in it or on the PostgreSQL server, and every child process
+ * the drill starts, all removed (the children killed) when `body` ends, however it ends.
+ */
+export async function withDrill(kind, body) {
+  if (!existsSync(path.join(root, 'dist/main.js'))) throw new Error('run `npm run build` first');
+  const dir = mkdtempSync(path.join(tmpdir(), 'kasir-drill-'));
+  const children = new Set();
+  const cleanups = [];
+  const stopAll = () => {
+    for (const c of children) c.kill('SIGKILL');
+  };
+  process.once('exit', stopAll);
+  let database;
+  try {
+    database = await createDatabase(kind, dir);
+    return await body({ dir, database, children, atEnd: (fn) => cleanups.unshift(fn) });
+  } finally {
+    stopAll();
+    process.off('exit', stopAll);
+    for (const fn of cleanups) await fn().catch(() => {});
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Starts the fake OpenAI upstream (bench/lib/fake-openai.mjs) as one of the drill's children. */
+export async function fakeOpenAi(space, env = {}) {
+  const upstream = await startNode(['bench/lib/fake-openai.mjs'], { BENCH_EVENT_DELAY_MS: '2', ...env });
+  space.children.add(upstream.child);
+  return upstream;
+}
+
+/**
+ * `count` kasir instances on the drill's database, each on its own data folder, with `env(i)` on top of the drill's
+ * defaults. `kill(i)` is `kill -9`; `restart(i)` brings it back on its folder, or with `replace` on a new, empty one
+ * (as a container platform does), where it replays the dead one's journal rows before it listens.
+ */
+export async function startCluster(space, { count, env = () => ({}) }) {
+  const dataDirs = Array.from({ length: count }, (_, i) => path.join(space.dir, `instance-${i}`));
+  const logs = [];
+  const instances = [];
+  let generation = 0;
+  const start = async (i) => {
+    const instance = await startNode(['--max-old-space-size=1024', 'dist/main.js'], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDirs[i],
+      DATABASE_URL: space.database.url,
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      SWEEP_INTERVAL_SECONDS: '0',
+      ...env(i),
+    });
+    instance.name = `instance ${i}`;
+    space.children.add(instance.child);
+    logs.push(instance.logged);
+    return instance;
+  };
+  for (let i = 0; i < count; i++) instances.push(await start(i));
+  return {
+    instances,
+    dataDirs,
+    logs,
+    /** `kill -9` of instance `i`; resolves once it is gone. */
+    async kill(i) {
+      const dead = instances[i];
+      dead.child.kill('SIGKILL');
+      await exited(dead.child);
+      space.children.delete(dead.child);
+      return dead;
+    },
+    /** Starts instance `i` again: on its own data folder, or with `replace` on a new, empty one. */
+    async restart(i, { replace = false } = {}) {
+      if (replace) dataDirs[i] = path.join(space.dir, `instance-${i}-${++generation}`);
+      instances[i] = await start(i);
+      return instances[i];
+    },
+    /** Stops every instance with SIGTERM (a graceful shutdown: leases go back, pending charges are written). */
+    async stop() {
+      for (const inst of instances) {
+        inst.child.kill('SIGTERM');
+        await exited(inst.child);
+        space.children.delete(inst.child);
+      }
+    },
+  };
+}
+
+/** The value of `--name` on the command line, or `fallback`. */
+export function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+/** Whether `url` (an `import.meta.url`) is the script node was started with. */
+export const isMain = (url) =>
+  Boolean(process.argv[1]) && path.resolve(process.argv[1]) === fileURLToPath(url);
+
+/** Prints `rows` as a table with `columns` ([header, row => value]). */
+export function printTable(title, rows, columns) {
+  console.log(`\n${title}`);
+  const cells = rows.map((r) => columns.map(([, f]) => String(f(r))));
+  const widths = columns.map(([h], c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
+  console.log(columns.map(([h], c) => h.padStart(widths[c])).join('  '));
+  for (const row of cells) console.log(row.map((v, c) => v.padStart(widths[c])).join('  '));
+}

@@ -1,0 +1,29 @@
+// A short run of the MPP drill (test/drills/mpp.mjs): calls paid with Tempo charges on the devnet (one payer per
+// payment), one of two instances killed mid-load and replaced on an empty data folder; every payment settled on chain
+// must have yielded its answer (delivered, or retrieved by sending the same credential again), none settled twice,
+// and the recipient must have received exactly the settled payments.
+import { execFileSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postgresUp } from '../support/services.js';
+import { runMppDrill } from './mpp.mjs';
+
+describe.runIf(postgresUp)('MPP drill', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  }, 180_000);
+
+  it('an instance killed under paid load and replaced: every settled payment answered once, the recipient paid exactly', async () => {
+    const rounds = await runMppDrill({ rounds: 1, connections: 4, replace: true, log: () => {} });
+    expect(rounds).toHaveLength(1);
+    for (const r of rounds) {
+      expect(r.payments, `round ${r.round}`).toBeGreaterThan(0);
+      expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
+      expect(r, `round ${r.round}: ${JSON.stringify(r.unexplained ?? null)}`).toMatchObject({
+        lost: 0,
+        equal: true,
+      });
+      expect(r.receivedBaseUnits).toBe(r.settledBaseUnits);
+      expect(r.chargedTotal).toBe(r.settledTotal);
+    }
+  }, 150_000);
+});

@@ -1,0 +1,29 @@
+// A short run of the x402 drill (test/drills/x402.mjs): paid calls with distinct signed payments on the devnet's EVM
+// chain, one of two instances killed mid-load and replaced on an empty data folder; every payment settled on chain
+// must have yielded its answer (delivered, or retrieved by sending the same payment again), none settled twice, and
+// the pay-to must have received exactly the settled payments.
+import { execFileSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postgresUp } from '../support/services.js';
+import { runX402Drill } from './x402.mjs';
+
+describe.runIf(postgresUp)('x402 drill', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  }, 180_000);
+
+  it('an instance killed under paid load and replaced: every settled payment answered once, the pay-to paid exactly', async () => {
+    const rounds = await runX402Drill({ rounds: 1, connections: 6, replace: true, log: () => {} });
+    expect(rounds).toHaveLength(1);
+    for (const r of rounds) {
+      expect(r.payments, `round ${r.round}`).toBeGreaterThan(0);
+      expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
+      expect(r, `round ${r.round}: ${JSON.stringify(r.unexplained ?? null)}`).toMatchObject({
+        lost: 0,
+        equal: true,
+      });
+      expect(r.receivedBaseUnits).toBe(r.settledBaseUnits);
+      expect(r.chargedTotal).toBe(r.settledTotal);
+    }
+  }, 150_000);
+});
