@@ -8,7 +8,8 @@
 //   npm run drill -- --rail prepaid --db sqlite       # the prepaid drill on SQLite (one instance)
 //
 // Rails: prepaid (keys, balance leases), x402 (the devnet's EVM chain), mpp (Tempo charge on the devnet), redis (the
-// rate limits' Redis killed and restarted mid-load). Async media jobs and payment channels have no drill yet.
+// rate limits' Redis killed and restarted mid-load), jobs (async media jobs adopted after a kill; needs an
+// S3-compatible server, TEST_S3_URL). Payment channels have no drill yet.
 import { arg, isMain } from './harness.mjs';
 
 /** Each rail's drill: run(options) → rows (each with `equal`), print(rows). Loaded only when chosen. */
@@ -28,6 +29,11 @@ export const RAILS = {
   redis: async () => {
     const m = await import('./prepaid.mjs');
     return { run: (options) => m.runPrepaidDrill({ ...options, chaos: 'redis' }), print: m.printPrepaid };
+  },
+  jobs: async () => {
+    const m = await import('./jobs.mjs');
+    // Always replaced on an empty data folder (the media live in S3), a dozen jobs a round.
+    return { run: ({ rounds, log }) => m.runJobsDrill({ rounds, log }), print: m.printJobs };
   },
 };
 
