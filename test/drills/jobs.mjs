@@ -403,7 +403,7 @@ export function runJobsDrill({
       rows.push(row);
       log(
         `jobs round ${round}: killed ${row.killed}; submitted ${row.submitted} (cut off ${cutOff}, refused ${refused}), ` +
-          `succeeded ${succeeded}, failed ${failed}, charged ${charged}, adopted by the survivor ${adopted}, ` +
+          `succeeded ${succeeded}, failed ${failed}, charged ${charged}, adopted ${adopted} (the killed instance's, finished by another), ` +
           `fal submits ${submits}; balance fell ${spent} for ${chargedMicroUsd} charged, ${quotedMicroUsd} quoted: ` +
           `${row.equal ? 'equal' : 'NOT EQUAL'}`,
       );
@@ -423,7 +423,7 @@ export function printJobs(rows) {
     ['succeeded', (r) => r.succeeded],
     ['failed', (r) => r.failed],
     ['charged', (r) => r.charged],
-    ['adopted by survivor', (r) => r.adopted],
+    ['adopted', (r) => r.adopted],
     ['fal submits', (r) => r.submits],
     [
       'spent = charged = quoted',
