@@ -31,6 +31,7 @@ import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHAT_MODEL = 'openai/gpt-4.1-mini';
 const RATE_ARGS = { from: 'USD', to: 'IDR', amount: 10 };
+const OTHER_RATE_ARGS = { from: 'USD', to: 'IDR', amount: 20 };
 const VIDEO_MODEL = 'kwaivgi/kling-v2.5-turbo-pro';
 const IMAGE_MODEL = 'black-forest-labs/flux-schnell@fal';
 const VIDEO_ARGS = { prompt: 'waves on a reef', duration: '5' };
@@ -216,7 +217,7 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(prices).toEqual(expected);
   });
 
-  it('is paid over MPP with mppx McpClient: the payer pays exactly the quote, a replayed credential is refused', async () => {
+  it('is paid over MPP with mppx McpClient: the payer pays exactly the quote; the credential sent again replays the answer, with other arguments it is refused', async () => {
     const payer = await tempoChain.fundPayer(10_000_000n);
     const client = await connect();
     let used: Record<string, unknown> | undefined;
@@ -243,14 +244,19 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
 
     expect(used).toBeDefined();
     const plain = await connect();
+    // The same credential and arguments: the stored answer again (as over HTTP), nothing paid twice.
+    const again = await plain.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: used });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toEqual(result.structuredContent);
+    // The same credential for another call is a replay, refused.
     const replay = await refusal(
-      plain.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS, _meta: used }),
+      plain.callTool({ name: 'tools__exchange-rate', arguments: OTHER_RATE_ARGS, _meta: used }),
     );
     expect(replay.code).toBe(-32043);
     expect(await tempoChain.balanceOf(payer.address)).toBe(after);
   });
 
-  it('is paid over x402 with the payment in _meta["x402/payment"] and the settlement in the result', async () => {
+  it('is paid over x402 with the payment in _meta["x402/payment"] and the settlement in the result; sent again it replays the answer, for another call it is refused', async () => {
     const client = await connect();
     const unpaid = await refusal(client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS }));
     const accepts = (unpaid.data as { accepts: PaymentRequirements[] }).accepts;
@@ -268,10 +274,19 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
     expect(before - after).toBe(BigInt(requirements.amount));
     expect(paid._meta?.['kasir/costMicroUsd']).toBe(walletQuote('tools/exchange-rate', RATE_ARGS));
-    // The same payment again is refused as the x402 MCP transport answers: a tool error with a fresh PaymentRequired.
-    const replay = await client.callTool({
+    // The same payment and arguments again: the stored answer, not a second settlement (as over HTTP).
+    const again = await client.callTool({
       name: 'tools__exchange-rate',
       arguments: RATE_ARGS,
+      _meta: { 'x402/payment': payment },
+    });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toEqual(paid.structuredContent);
+    // The same payment for another call is refused as the x402 MCP transport answers: a tool error with a fresh
+    // PaymentRequired.
+    const replay = await client.callTool({
+      name: 'tools__exchange-rate',
+      arguments: OTHER_RATE_ARGS,
       _meta: { 'x402/payment': payment },
     });
     expect(replay.isError).toBe(true);
