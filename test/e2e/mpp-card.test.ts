@@ -101,16 +101,26 @@ describe.each(DB_TARGETS)('MPP card charge on %s', (db) => {
     expect(res.headers.get('payment-receipt')).toBeTruthy();
   });
 
-  it('refuses a replayed card credential with a fresh challenge and charges once', async () => {
+  it('answers a card credential sent again with its stored answer, refuses it for another call, and charges once', async () => {
     const { body } = centsBody('card replay');
     const { call, sent } = client('spt_test_once');
-    expect((await call(body)).status).toBe(200);
+    const first = await call(body);
+    expect(first.status).toBe(200);
+    const answer = await first.text();
     const credential = sent.find((s) => s?.startsWith('Payment ')) as string;
     const charged = fake.intents.length;
-    const again = await post(body, { authorization: credential });
+    // The same credential and body: the answer it paid for, marked as a replay, and no second charge.
+    const same = await post(body, { authorization: credential });
+    expect(same.status).toBe(200);
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    expect(await same.text()).toBe(answer);
+    expect(fake.intents.length).toBe(charged);
+    // The same credential for another call: its challenge was issued for the first request, so it is refused with a
+    // fresh challenge.
+    const again = await post(centsBody('card replay, another call').body, { authorization: credential });
     expect(again.status).toBe(402);
     expect(await again.json()).toMatchObject({
-      type: 'https://paymentauth.org/problems/verification-failed',
+      type: 'https://paymentauth.org/problems/invalid-challenge',
     });
     expect(again.headers.get('www-authenticate')).toContain('Payment ');
     expect(fake.intents.length).toBe(charged);
