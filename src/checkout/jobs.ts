@@ -16,7 +16,7 @@ import type { Logger } from '../http/logger.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { JobHolds, PaidRequest, Payer, Pricing } from '../rails/types.js';
 import type { Db } from '../store/db.js';
-import type { JobTable } from '../store/schema.js';
+import type { JobStatus, JobTable } from '../store/schema.js';
 import { paidAnswer } from './answer.js';
 import type { Offer, OfferJob } from './offer.js';
 import { runFailure } from './upstream-errors.js';
@@ -46,6 +46,10 @@ export function wantsAsync(x: Exchange): boolean {
 
 /** How long one instance keeps a job to itself between two polls before another may take it over. */
 const LOCK_MS = 30_000;
+/** A submit still unanswered after this is given up (aborted, its hold released, nothing charged). */
+const SUBMIT_MS = 60_000;
+/** The states in which a job's money is still held and someone must settle it. */
+const OPEN: JobStatus[] = ['submitting', 'queued', 'running'];
 /** How often the runner looks for open jobs nobody is polling (after a restart, or a dead instance's). */
 const SCAN_MS = 5_000;
 
@@ -85,6 +89,11 @@ export class JobRunner {
   /**
    * Submits `offer`'s job for `input` on `rail`'s hold and answers 202. A refused hold answers like a refused
    * payment; a failed submit releases the hold and answers the failure (nothing charged).
+   *
+   * The job's row is written before the submit, as `submitting` and locked for the submit's time, so the hold is
+   * never out of the table: should this instance die mid-submit, a scan (here or elsewhere) finds the row once its
+   * lock lapses and releases the hold (the caller never got a job id; the upstream's answer, if any, is lost), in
+   * about a minute and a half rather than at the hold's TTL.
    */
   async start202(
     x: Exchange,
@@ -101,19 +110,8 @@ export class JobRunner {
     const ttlSeconds = Math.ceil(settings.deadlineMs / 1000) + 600;
     const hold = await rail.jobs.hold(payer, pricing, req, ttlSeconds);
     const usage = this.usage(x.requestId, offer.entry.id, pricing.quote, Date.now());
-    let handle: Record<string, unknown>;
-    const abort = new CallAbort();
-    try {
-      handle = await job.submit(input, { signal: abort, requestId: x.requestId, quote: pricing.quote });
-    } catch (err) {
-      const failure = runFailure(err);
-      const receipt = await rail.jobs.settle(hold.holdId, 'release', payer, {
-        ...usage,
-        httpStatus: failure.status,
-        errorCode: failure.code,
-      });
-      throw new ApiError(failure.code, failure.message, failure.details, receipt.headers);
-    }
+    const release = (httpStatus: number, errorCode: string) =>
+      rail.jobs.settle(hold.holdId, 'release', payer, { ...usage, httpStatus, errorCode });
     const now = new Date();
     const id = `job_${randomBytes(16).toString('hex')}`;
     try {
@@ -128,29 +126,82 @@ export class JobRunner {
           hold_id: hold.holdId,
           amount_micro_usd: pricing.quote.costMicroUsd,
           request_id: x.requestId,
-          handle: JSON.stringify(handle),
-          status: 'queued',
+          handle: 'null',
+          status: 'submitting',
           result: null,
           error: null,
           created_at: now.toISOString(),
           deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
-          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+          locked_until: new Date(now.getTime() + SUBMIT_MS + LOCK_MS).toISOString(),
           finished_at: null,
         })
         .execute();
     } catch (err) {
-      // Not recorded, so nobody would ever settle it: stop the upstream's work and give the money back now.
-      void job.cancel?.(handle).catch(() => {});
-      await rail.jobs.settle(hold.holdId, 'release', payer, {
-        ...usage,
-        httpStatus: 500,
-        errorCode: 'internal_error',
-      });
+      // Not recorded, so nobody would ever settle it: give the money back now.
+      await release(500, 'internal_error');
       throw err;
+    }
+    let handle: Record<string, unknown>;
+    const abort = new CallAbort();
+    const giveUp = setTimeout(() => abort.abort(), SUBMIT_MS);
+    try {
+      handle = await job.submit(input, { signal: abort, requestId: x.requestId, quote: pricing.quote });
+    } catch (err) {
+      const failure = runFailure(err);
+      const receipt = await this.endUnsubmitted(id, failure, () => release(failure.status, failure.code));
+      throw new ApiError(failure.code, failure.message, failure.details, receipt?.headers);
+    } finally {
+      clearTimeout(giveUp);
+    }
+    const queued = await this.deps.db.kysely
+      .updateTable('jobs')
+      .set({
+        handle: JSON.stringify(handle),
+        status: 'queued',
+        locked_until: new Date(Date.now() + LOCK_MS).toISOString(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'submitting')
+      .executeTakeFirst()
+      .catch(() => undefined);
+    if (Number(queued?.numUpdatedRows ?? 0) !== 1) {
+      // Ended meanwhile (taken for a dead instance's) or not recorded: stop the upstream's work; the money is (or is
+      // now) given back.
+      void job.cancel?.(handle).catch(() => {});
+      const failure = new ApiError('internal_error', 'the job could not be recorded; nothing was charged');
+      const receipt = await this.endUnsubmitted(id, failure, () => release(500, 'internal_error'));
+      throw new ApiError(failure.code, failure.message, undefined, receipt?.headers);
     }
     void this.drive(id, true);
     const body = { job_id: id, status: 'queued', status_url: `${this.deps.publicBaseUrl}/v1/jobs/${id}` };
     return x.send(202, JSON.stringify(body), { 'content-type': 'application/json', ...hold.headers });
+  }
+
+  /**
+   * Ends a job whose submit did not go through: marks its row failed and, when this call is the one that ended it,
+   * releases its hold (`release`) and returns the receipt; undefined when another instance ended it first (and
+   * released the hold).
+   */
+  private async endUnsubmitted<T>(
+    id: string,
+    failure: ApiError,
+    release: () => Promise<T>,
+  ): Promise<T | undefined> {
+    const ended = await this.deps.db.kysely
+      .updateTable('jobs')
+      .set({
+        status: 'failed',
+        error: JSON.stringify(failure.toBody().error),
+        finished_at: new Date().toISOString(),
+        locked_until: null,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'submitting')
+      .executeTakeFirst()
+      .catch(() => undefined);
+    // The row could not be written: release anyway (a second settle of a hold changes nothing).
+    if (ended !== undefined && Number(ended.numUpdatedRows) === 0) return undefined;
+    return release();
   }
 
   /** The job's state as `GET /v1/jobs/{id}` answers it, or null when there is no such job. */
@@ -161,7 +212,9 @@ export class JobRunner {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) return null;
-    const body: Record<string, unknown> = { job_id: row.id, status: row.status };
+    // A job is `submitting` only before its id is given out; to a reader it is queued.
+    const status = row.status === 'submitting' ? 'queued' : row.status;
+    const body: Record<string, unknown> = { job_id: row.id, status };
     if (row.result) body.result = JSON.parse(row.result);
     if (row.error) body.error = JSON.parse(row.error);
     return body;
@@ -195,7 +248,7 @@ export class JobRunner {
     const rows = await this.deps.db.kysely
       .selectFrom('jobs')
       .select('id')
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', 'in', OPEN)
       .where((eb) =>
         eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', new Date().toISOString())]),
       )
@@ -211,7 +264,7 @@ export class JobRunner {
       .updateTable('jobs')
       .set({ locked_until: new Date(now.getTime() + LOCK_MS).toISOString() })
       .where('id', '=', id)
-      .where('status', 'in', ['queued', 'running']);
+      .where('status', 'in', OPEN);
     if (!mine)
       q = q.where((eb) =>
         eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
@@ -235,7 +288,19 @@ export class JobRunner {
           .selectAll()
           .where('id', '=', id)
           .executeTakeFirst();
-        if (!row || (row.status !== 'queued' && row.status !== 'running')) return;
+        if (!row || !OPEN.includes(row.status)) return;
+        if (row.status === 'submitting') {
+          // Its submitter's lock lapsed mid-submit (the instance died): the caller never got the job's id, and
+          // there is no upstream handle to poll; give the money back.
+          await this.finish(row, {
+            kind: 'failed',
+            error: new ApiError(
+              'upstream_error',
+              'the job was cut off while being submitted; nothing was charged',
+            ),
+          });
+          return;
+        }
         const offer = this.deps.offerOf(row.offer_id);
         if (!offer?.job) {
           await this.finish(row, {
@@ -345,7 +410,7 @@ export class JobRunner {
       .updateTable('jobs')
       .set({ ...update, finished_at: finished, locked_until: null })
       .where('id', '=', row.id)
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', 'in', OPEN)
       .execute();
   }
 }

@@ -213,7 +213,8 @@ export interface TopupOrderTable {
   paid_at: string | null;
 }
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/** `submitting`: the row is written before the upstream submit, so a hold is never out of the table. */
+export type JobStatus = 'submitting' | 'queued' | 'running' | 'succeeded' | 'failed';
 
 /** An async job (Prepaid `Prefer: respond-async` calls): see migrations/007-jobs.ts. */
 export interface JobTable {

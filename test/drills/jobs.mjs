@@ -5,9 +5,10 @@
 // every job accepted (202) must end `succeeded` with its result delivered (the media URL answers the bytes fal made)
 // and charged exactly once at its quote, or `failed` and charged nothing; the account's balance must have fallen by
 // the sum of the charges, nothing may stay held, and fal must have been sent each job once (an adoption polls, it
-// never submits again). The kill falls between two submits: a kill in the middle of one (its hold placed, fal sent
-// the job, the row not yet written) leaves a job nobody can adopt, its hold open until the sweeper releases it when
-// the hold's TTL (MEDIA_JOB_DEADLINE_MS plus ten minutes) runs out, and fal's job unpaid; that window is not drilled.
+// never submits again). The kill falls between two submits. A kill in the middle of one (its hold placed and its row
+// written as `submitting`, fal sent the job, no answer yet) leaves a row a scan ends once the submit's lock (90 s)
+// lapses: its hold released, nothing charged, fal's job unpaid; test/e2e/media-jobs.test.ts shows that, and the drill
+// leaves the window out to keep its rounds short.
 //
 //   npm run build && node test/drills/jobs.mjs              # 3 rounds, 12 jobs each
 //   node test/drills/jobs.mjs --rounds 1 --jobs 8

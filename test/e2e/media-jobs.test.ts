@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeHold } from '../../src/ledger/books.js';
 import { type FakeFal, startFakeFal } from '../fakes/fal-upstream.js';
 import { bearer, type PaidKasir, startPaidKasir, UPSTREAM_KEYS } from '../support/paid.js';
 import { DB_STORE_TARGETS, openMediaStore } from '../support/s3.js';
@@ -127,6 +128,60 @@ describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _la
     expect(bad.status).toBe(400);
     expect((await first.app.request('/v1/jobs/job_0123456789abcdef0123456789abcdef')).status).toBe(404);
   });
+
+  it('gives back the money of a job whose instance died mid-submit: its row was written first, a scan releases its hold', async () => {
+    const { accountId } = await first.fundedKey(FUNDS);
+    const quote = first.quote(VIDEO);
+    // What a `kill -9` between the hold and fal's answer leaves: the hold, and the job's row still `submitting`
+    // with its submitter's lock lapsed (no upstream handle, the caller never got the id).
+    const { holdId } = await placeHold(first.deps.db, {
+      accountId,
+      keyId: null,
+      keySpendCapped: false,
+      amountMicroUsd: quote,
+      offerId: VIDEO.model,
+      requestId: 'req_cut_mid_submit',
+      ttlSeconds: 3600,
+    });
+    const id = `job_${'c'.repeat(32)}`;
+    const past = new Date(Date.now() - 1000).toISOString();
+    await first.deps.db.kysely
+      .insertInto('jobs')
+      .values({
+        id,
+        offer_id: VIDEO.model,
+        rail: 'prepaid',
+        account_id: accountId,
+        key_id: null,
+        hold_id: holdId,
+        amount_micro_usd: quote,
+        request_id: 'req_cut_mid_submit',
+        handle: 'null',
+        status: 'submitting',
+        result: null,
+        error: null,
+        created_at: past,
+        deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
+        locked_until: past,
+        finished_at: null,
+      })
+      .execute();
+    expect((await first.balance(accountId)).held).toBe(quote);
+    let body: JobBody | undefined;
+    for (let i = 0; i < 150 && body?.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = (await (await first.app.request(`/v1/jobs/${id}`)).json()) as JobBody;
+    }
+    expect(body).toMatchObject({ status: 'failed', error: { code: 'upstream_error' } });
+    expect(await first.balance(accountId)).toEqual({ balance: FUNDS, held: 0 });
+    expect(await first.ledger(accountId)).toEqual({ balance: FUNDS, held: 0 });
+    const usage = await first.deps.db.kysely
+      .selectFrom('usage_records')
+      .select(['charged_micro_usd'])
+      .where('request_id', '=', 'req_cut_mid_submit')
+      .execute();
+    expect(usage).toEqual([{ charged_micro_usd: 0 }]);
+  }, 30_000);
 
   it('survives a restart: another instance on the same database finishes the job, settles it once and answers its status', async () => {
     fal.setScript({ polls: 40 });
