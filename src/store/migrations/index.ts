@@ -11,6 +11,7 @@ import { m007Jobs } from './007-jobs.js';
 import { m008Channels } from './008-channels.js';
 import { m009ChannelHolds } from './009-channel-holds.js';
 import { m010ChargeJournal } from './010-charge-journal.js';
+import { m011UsageTxIndex } from './011-usage-tx-index.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -24,5 +25,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '008-channels': m008Channels(kind),
     '009-channel-holds': m009ChannelHolds(kind),
     '010-charge-journal': m010ChargeJournal(kind),
+    '011-usage-tx-index': m011UsageTxIndex(kind),
   };
 }
