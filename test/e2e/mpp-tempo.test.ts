@@ -16,6 +16,12 @@ import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '..
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
+
+/** Resolves once `ready()` is true (checked every 10 ms, for at most 5 s). */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ready(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!ready()) throw new Error('timed out waiting');
+}
 const URL_BASE = 'http://kasir.test';
 
 interface Sent {
@@ -241,6 +247,41 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     expect(Challenge.fromHeadersList(again.headers).some((c) => c.method === 'tempo')).toBe(true);
     expect(await chain.balanceOf(chain.recipient.address)).toBe(before);
     expect(kasir.openai.requests.length).toBe(calls);
+  });
+
+  it('answers a credential sent again while its call still runs as in progress, not as a replay; it pays once', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'still running');
+    const unpaid = await post(kasir, body);
+    const [challenge] = Challenge.fromHeadersList(unpaid.headers).filter((c) => c.method === 'tempo');
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
+    });
+    const credential = await mppx.createCredential(
+      new Response(null, {
+        status: 402,
+        headers: { 'www-authenticate': Challenge.serialize(challenge as Challenge.Challenge) },
+      }),
+    );
+    const recipientBefore = await chain.balanceOf(chain.recipient.address);
+    kasir.openai.setScript({ text: 'slowly', answerDelayMs: 400 });
+    try {
+      const first = post(kasir, body, { authorization: credential });
+      // The first call waits on the model: its payment is claimed, and broadcast only once the call succeeded.
+      await until(() => kasir.openai.requests.some((r) => JSON.stringify(r.body).includes('still running')));
+      const again = await post(kasir, body, { authorization: credential });
+      expect(again.status).toBe(402);
+      const refusal = (await again.json()) as { error: { code: string; message: string } };
+      expect(refusal.error.code).toBe('payment_in_progress');
+      expect(refusal.error.message).toContain('lapses when its challenge expires');
+      expect((await first).status).toBe(200);
+    } finally {
+      kasir.openai.setScript({});
+    }
+    // Broadcast once, after the call succeeded: the recipient got the quote once.
+    const received = (await chain.balanceOf(chain.recipient.address)) - recipientBefore;
+    expect(received).toBe(BigInt((challenge?.request as { amount: string }).amount));
   });
 
   it('refuses a credential for another body, and a tampered challenge, before any transfer', async () => {

@@ -22,6 +22,7 @@ import { microUsdToDollars, wholeCents } from './amounts.js';
 import { MppAuthorization, type Settlement } from './authorization.js';
 import type { TempoRefunder } from './refunds.js';
 import { chargeLookup } from './settlement-lookup.js';
+import { CALL_CLAIM } from './store.js';
 import { usedNonceChecker, usedNonceMessage } from './used-nonce.js';
 
 /** One mppx handler per challenge secret: the first signs, every one verifies what it signed. */
@@ -315,7 +316,16 @@ export function createMppRail(deps: MppRailDeps): Rail {
         settlement = { kind: 'card', receipt };
       } else {
         const key = pullClaim(challenge.id);
-        if (type === 'transaction' && (await deps.store.get(key))) {
+        const claim =
+          type === 'transaction' ? ((await deps.store.get(key)) as { type?: string } | null) : null;
+        if (claim?.type === CALL_CLAIM) {
+          // Claimed by a call not broadcast yet: running now, or cut off with its process (then never broadcast).
+          throw refuse(
+            'payment_in_progress',
+            `this payment is paying for a call that is running now; if that call was cut off, the payment is never taken and lapses when its challenge expires${challenge.expires ? ` (${challenge.expires})` : ''}`,
+          );
+        }
+        if (claim) {
           // Broadcast, its answer never stored: this credential buys that answer, once.
           const again = await remake(key, credential, payer);
           if (again === 'running')
