@@ -50,7 +50,14 @@ export async function highlight(code: string, language: BundledLanguage | 'text'
     }),
   );
   const h = await highlighter;
-  if (language !== 'text' && !h.getLoadedLanguages().includes(language)) await h.loadLanguage(language);
+  if (language !== 'text' && !h.getLoadedLanguages().includes(language)) {
+    await h.loadLanguage(language);
+    // shiki gives up on a line whose tokenizing outlasts its time limit (500 ms) and colours the rest of it as one
+    // token. A grammar's first use compiles its rules' regular expressions as they are met, which on a busy machine
+    // can outlast that on the first line: a first pass, thrown away, compiles them, so even the first card of a
+    // language is coloured in full (the limit stays, against a line that is slow to match for good).
+    h.codeToTokens(code, { lang: language, theme: CODE_THEME });
+  }
   const result = h.codeToTokens(code, { lang: language, theme: CODE_THEME });
   return {
     lines: result.tokens,
