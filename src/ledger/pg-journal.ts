@@ -4,7 +4,7 @@
  * elsewhere on an empty one), and any instance can replay it (pg-journal-replay.ts). The rows are written with
  * group commit: an append joins the INSERT about to be sent, and the answers it pays for wait for that one commit
  * (one round trip for all the calls that finished meanwhile). Once a charge's ledger write is in, its row is
- * deleted, in batches, behind the inserts.
+ * deleted, in batches, in the same statement as the next insert (or alone when no insert comes).
  *
  * The journal's writes go through a connection of their own with `synchronous_commit` off: a row is visible to
  * every instance, and survives this one, as soon as its commit returns, without waiting for PostgreSQL's disk
@@ -142,20 +142,36 @@ export class PgChargeJournal implements Journal {
   }
 
   private async writeOnce(): Promise<void> {
-    const batch = this.queue;
+    let batch = this.queue;
     this.queue = [];
+    let keys = this.deletes;
+    this.deletes = [];
+    if (batch.length > 0 && keys.length > 0) {
+      // A charge whose ledger write is in before its row was sent needs no row: its answer may leave at once.
+      const gone = new Set(keys);
+      const needless = batch.filter((w) => gone.has(w.key));
+      if (needless.length > 0) {
+        const sent = new Set(needless.map((w) => w.key));
+        batch = batch.filter((w) => !sent.has(w.key));
+        keys = keys.filter((k) => !sent.has(k));
+        for (const w of needless) w.done();
+      }
+    }
     if (batch.length > 0) {
-      // Retried until it commits: the charges are already queued for the ledger, so an answer that did not wait
-      // here would be charged and not delivered. Each attempt is idempotent (ON CONFLICT).
+      // One statement, one round trip: the new rows in, and the rows of charges the ledger has since written out
+      // (a data-modifying WITH; the two touch different keys). Retried until it commits: the charges are already
+      // queued for the ledger, so an answer that did not wait here would be charged and not delivered. Each attempt
+      // is idempotent (ON CONFLICT; deleting what is gone deletes nothing).
       for (let attempt = 0; ; attempt++) {
         try {
           this.inserts++;
           const client = await this.connection();
           await client.query(
-            `INSERT INTO charge_journal (owner, key, record)
+            `WITH gone AS (DELETE FROM charge_journal WHERE owner = $1 AND key = ANY($4::text[]))
+             INSERT INTO charge_journal (owner, key, record)
              SELECT $1, k, r FROM unnest($2::text[], $3::text[]) AS t(k, r)
              ON CONFLICT (owner, key) DO NOTHING`,
-            [this.owner, batch.map((w) => w.key), batch.map((w) => JSON.stringify(w.record))],
+            [this.owner, batch.map((w) => w.key), batch.map((w) => JSON.stringify(w.record)), keys],
           );
           break;
         } catch (err) {
@@ -165,10 +181,9 @@ export class PgChargeJournal implements Journal {
         }
       }
       for (const w of batch) w.done();
+      return;
     }
-    if (this.deletes.length > 0) {
-      const keys = this.deletes;
-      this.deletes = [];
+    if (keys.length > 0) {
       try {
         const client = await this.connection();
         await client.query('DELETE FROM charge_journal WHERE owner = $1 AND key = ANY($2::text[])', [
