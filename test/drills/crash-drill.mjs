@@ -9,7 +9,8 @@
 //
 // Rails: prepaid (keys, balance leases), x402 (the devnet's EVM chain), mpp (Tempo charge on the devnet), redis (the
 // rate limits' Redis killed and restarted mid-load), jobs (async media jobs adopted after a kill; needs an
-// S3-compatible server, TEST_S3_URL). Payment channels have no drill yet.
+// S3-compatible server, TEST_S3_URL), channels (payment channels on the devnet's Tempo escrow, paid by voucher: holds
+// released or charged, each channel's spend what its delivered answers cost).
 import { arg, isMain } from './harness.mjs';
 
 /** Each rail's drill: run(options) → rows (each with `equal`), print(rows). Loaded only when chosen. */
@@ -29,6 +30,13 @@ export const RAILS = {
   redis: async () => {
     const m = await import('./prepaid.mjs');
     return { run: (options) => m.runPrepaidDrill({ ...options, chaos: 'redis' }), print: m.printPrepaid };
+  },
+  channels: async () => {
+    const m = await import('./channels.mjs');
+    return {
+      run: ({ rounds, replace, log }) => m.runChannelDrill({ rounds, replace, log }),
+      print: m.printChannels,
+    };
   },
   jobs: async () => {
     const m = await import('./jobs.mjs');

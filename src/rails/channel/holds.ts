@@ -10,7 +10,13 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
-import type { Database, PaymentChannelTable } from '../../store/schema.js';
+import type { Database, PaymentChannelTable, UsageRecordTable } from '../../store/schema.js';
+
+/**
+ * A call's usage record, written in the same transaction as the call's settlement (a process killed between the two
+ * would leave the channel charged with no record of it): its charge and status are the settlement's.
+ */
+export type ChannelUsage = Omit<UsageRecordTable, 'id' | 'charged_micro_usd' | 'status'>;
 
 /** One call's hold on a channel: its row in `channel_holds`, and how long it lasts untouched. */
 export interface ChannelHold {
@@ -103,21 +109,45 @@ export interface SettledCall {
  * A call whose hold the sweeper already gave back (it outlived `HOLD_TTL_SECONDS`: its process was taken for dead)
  * gives nothing back again. It is charged what it delivered only when the channel is not closing and its accepted
  * vouchers still cover that on top of what is spent now; else it is charged nothing.
+ *
+ * `usage`, the call's usage record, is written in the same transaction, charged what the settlement charged.
  */
 export async function settleChannelCall(
   db: Db,
   hold: ChannelHold,
   charged: number,
   served: boolean,
+  usage?: ChannelUsage,
 ): Promise<SettledCall> {
   if (db.kind === 'postgres') {
     // One round trip for the usual end of a call (this runs once per paid call).
+    const u = usage;
     const { rows } = await db.pool.query<SettledCall>({
-      name: 'kasir_channel_settle',
+      name: 'kasir_channel_settle_usage',
       text: SETTLE_SQL,
-      values: [hold.id, charged, served ? 1 : 0, nowIso()],
+      values: [
+        hold.id,
+        charged,
+        served ? 1 : 0,
+        nowIso(),
+        u ? 1 : 0,
+        u?.created_at ?? null,
+        u?.request_id ?? null,
+        u?.rail ?? null,
+        u?.account_id ?? null,
+        u?.key_id ?? null,
+        u?.payer ?? null,
+        u?.offer_id ?? null,
+        u?.quote_micro_usd ?? null,
+        u?.http_status ?? null,
+        u?.latency_ms ?? null,
+        u?.error_code ?? null,
+        u?.route ?? null,
+        u?.network ?? null,
+        u?.tx_id ?? null,
+      ],
     });
-    return rows[0] ?? settleLate(db.kysely, hold, charged, served);
+    return rows[0] ?? db.kysely.transaction().execute((trx) => settleLate(trx, hold, charged, served, usage));
   }
   return db.kysely.transaction().execute(async (trx): Promise<SettledCall> => {
     const mine = await trx
@@ -125,7 +155,7 @@ export async function settleChannelCall(
       .where('id', '=', hold.id)
       .returning('amount')
       .executeTakeFirst();
-    if (!mine) return settleLate(trx, hold, charged, served);
+    if (!mine) return settleLate(trx, hold, charged, served, usage);
     const kept = Math.min(charged, mine.amount);
     const row = await trx
       .updateTable('payment_channels')
@@ -138,19 +168,39 @@ export async function settleChannelCall(
       .where('id', '=', hold.channelId)
       .returning(['accepted', 'spent'])
       .executeTakeFirstOrThrow();
+    await recordUsage(trx, usage, kept);
     return { ...row, charged: kept };
   });
 }
 
-// $1 hold id, $2 charged, $3 1 when served, $4 now. No row: the hold was already given back.
+/** Writes a call's usage record (if any), charged `charged`. */
+async function recordUsage(db: Kysely<Database>, usage: ChannelUsage | undefined, charged: number) {
+  if (!usage) return;
+  await db
+    .insertInto('usage_records')
+    .values({ ...usage, charged_micro_usd: charged, status: charged > 0 ? 'charged' : 'voided' })
+    .execute();
+}
+
+// $1 hold id, $2 charged, $3 1 when served, $4 now; $5 1 when a usage record is written, $6–$19 its columns. No row:
+// the hold was already given back (and nothing is written).
 const SETTLE_SQL = `
 WITH h AS (
   DELETE FROM channel_holds WHERE id = $1 RETURNING channel_id, amount, LEAST($2::bigint, amount) AS kept
+), c AS (
+  UPDATE payment_channels c SET spent = c.spent - (h.amount - h.kept), in_flight = c.in_flight - h.amount,
+    units = c.units + $3::int, updated_at = $4
+  FROM h WHERE c.id = h.channel_id
+  RETURNING c.accepted, c.spent, h.kept AS charged
+), u AS (
+  INSERT INTO usage_records (created_at, request_id, rail, account_id, key_id, payer, offer_id, quote_micro_usd,
+    charged_micro_usd, status, http_status, latency_ms, error_code, route, network, tx_id)
+  SELECT $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::bigint, c.charged,
+    CASE WHEN c.charged > 0 THEN 'charged' ELSE 'voided' END, $14::int, $15::int, $16::text, $17::text, $18::text,
+    $19::text
+  FROM c WHERE $5::int = 1
 )
-UPDATE payment_channels c SET spent = c.spent - (h.amount - h.kept), in_flight = c.in_flight - h.amount,
-  units = c.units + $3::int, updated_at = $4
-FROM h WHERE c.id = h.channel_id
-RETURNING c.accepted, c.spent, h.kept AS charged`;
+SELECT accepted, spent, charged FROM c`;
 
 /** The end of a call whose hold the sweeper gave back: see settleChannelCall. */
 async function settleLate(
@@ -158,6 +208,7 @@ async function settleLate(
   hold: ChannelHold,
   charged: number,
   served: boolean,
+  usage: ChannelUsage | undefined,
 ): Promise<SettledCall> {
   if (served) {
     // One conditional statement: the room is read and taken atomically, as other calls may spend meanwhile.
@@ -173,13 +224,17 @@ async function settleLate(
       .where((eb) => eb(eb('spent', '+', charged), '<=', eb.ref('accepted')))
       .returning(['accepted', 'spent'])
       .executeTakeFirst();
-    if (late) return { ...late, charged };
+    if (late) {
+      await recordUsage(db, usage, charged);
+      return { ...late, charged };
+    }
   }
   const row = await db
     .selectFrom('payment_channels')
     .select(['accepted', 'spent'])
     .where('id', '=', hold.channelId)
     .executeTakeFirstOrThrow();
+  await recordUsage(db, usage, 0);
   return { ...row, charged: 0 };
 }
 

@@ -13,7 +13,6 @@ import { Challenge } from 'mppx';
 import type { CallSignal } from '../../http/call-signal.js';
 import { ApiError } from '../../http/errors.js';
 import { nowIso } from '../../ledger/ids.js';
-import { recordWalletUsage } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
 import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
 import { PaymentRefusal } from '../types.js';
@@ -21,6 +20,7 @@ import { usageRow } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
 import {
   type ChannelHold,
+  type ChannelUsage,
   keepChannelHold,
   newChannelHold,
   raiseChannelHold,
@@ -192,9 +192,18 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
       this.spent = row.spent - (row.in_flight ?? 0);
     }
 
-    private async record(usage: UsageFacts, charged: number) {
-      const row = usageRow(usage, { rail: 'channel', payer: this.payer, chargedMicroUsd: charged });
-      await recordWalletUsage(db, row, { route: this.route, network, txId: null });
+    /** The call's usage record, written with its settlement (settleChannelCall), which sets its charge. */
+    private usage(usage: UsageFacts): ChannelUsage {
+      const {
+        charged_micro_usd: _,
+        status: __,
+        ...row
+      } = usageRow(usage, {
+        rail: 'channel',
+        payer: this.payer,
+        chargedMicroUsd: 0,
+      });
+      return { ...row, route: this.route, network, tx_id: null };
     }
 
     private receipt() {
@@ -221,11 +230,16 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     async captureDelivered(usage: UsageFacts, amount: number): Promise<RailReceipt> {
       clearInterval(this.keepAlive);
-      const settled = await settleChannelCall(db, this.hold, Math.min(amount, this.held), true);
+      const settled = await settleChannelCall(
+        db,
+        this.hold,
+        Math.min(amount, this.held),
+        true,
+        this.usage(usage),
+      );
       this.seen(settled);
       // Less than asked only when the sweeper had already given the hold back (see settleChannelCall).
       const { charged } = settled;
-      await this.record(usage, charged);
       const receipt = this.receipt();
       return {
         headers: { 'payment-receipt': encode(receipt), 'cache-control': 'private' },
@@ -243,8 +257,7 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     async void(usage: UsageFacts): Promise<RailReceipt> {
       clearInterval(this.keepAlive);
-      await settleChannelCall(db, this.hold, 0, false);
-      await this.record(usage, 0);
+      await settleChannelCall(db, this.hold, 0, false, this.usage(usage));
       return { headers: {}, receipt: { rail: 'channel', channel_id: this.channelId, charged_micro_usd: 0 } };
     }
 
