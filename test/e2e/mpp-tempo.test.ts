@@ -90,6 +90,24 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
 
   const walletQuote = (body: Record<string, unknown>) => kasir.quote(body);
 
+  /** The tempo challenge kasir answers `body` with, and `payer`'s credential for it (made by mppx, not sent). */
+  async function credentialFor(payer: DevnetKey, body: Record<string, unknown>) {
+    const unpaid = await post(kasir, body);
+    const challenge = Challenge.fromHeadersList(unpaid.headers).find((c) => c.method === 'tempo');
+    if (!challenge) throw new Error('no tempo challenge');
+    const mppx = Mppx.create({
+      polyfill: false,
+      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
+    });
+    const credential = await mppx.createCredential(
+      new Response(null, {
+        status: 402,
+        headers: { 'www-authenticate': Challenge.serialize(challenge) },
+      }),
+    );
+    return { challenge, credential };
+  }
+
   it('answers an unpaid call with a Payment challenge bound to the route, body and price, as a problem document', async () => {
     const body = chatBody(MODEL, 'unpaid');
     const res = await post(kasir, body);
@@ -252,18 +270,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
   it('answers a credential sent again while its call still runs as in progress, not as a replay; it pays once', async () => {
     const payer = await chain.fundPayer();
     const body = chatBody(MODEL, 'still running');
-    const unpaid = await post(kasir, body);
-    const [challenge] = Challenge.fromHeadersList(unpaid.headers).filter((c) => c.method === 'tempo');
-    const mppx = Mppx.create({
-      polyfill: false,
-      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
-    });
-    const credential = await mppx.createCredential(
-      new Response(null, {
-        status: 402,
-        headers: { 'www-authenticate': Challenge.serialize(challenge as Challenge.Challenge) },
-      }),
-    );
+    const { challenge, credential } = await credentialFor(payer, body);
     const recipientBefore = await chain.balanceOf(chain.recipient.address);
     kasir.openai.setScript({ text: 'slowly', answerDelayMs: 400 });
     try {
@@ -281,24 +288,13 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     }
     // Broadcast once, after the call succeeded: the recipient got the quote once.
     const received = (await chain.balanceOf(chain.recipient.address)) - recipientBefore;
-    expect(received).toBe(BigInt((challenge?.request as { amount: string }).amount));
+    expect(received).toBe(BigInt((challenge.request as { amount: string }).amount));
   });
 
   it('refuses a credential for another body, and a tampered challenge, before any transfer', async () => {
     const payer = await chain.fundPayer();
     const body = chatBody(MODEL, 'bound');
-    const unpaid = await post(kasir, body);
-    const [challenge] = Challenge.fromHeadersList(unpaid.headers).filter((c) => c.method === 'tempo');
-    const mppx = Mppx.create({
-      polyfill: false,
-      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client })],
-    });
-    const credential = await mppx.createCredential(
-      new Response(null, {
-        status: 402,
-        headers: { 'www-authenticate': Challenge.serialize(challenge as Challenge.Challenge) },
-      }),
-    );
+    const { credential } = await credentialFor(payer, body);
     const payerBefore = await chain.balanceOf(payer.address);
 
     const otherBody = await post(kasir, chatBody(MODEL, 'another body'), { authorization: credential });
