@@ -3,8 +3,10 @@
  * `charge_journal` before its answer's last bytes leave, so it survives the instance's disk (a container replaced
  * elsewhere on an empty one), and any instance can replay it (pg-journal-replay.ts). The rows are written with
  * group commit: an append joins the INSERT about to be sent, and the answers it pays for wait for that one commit
- * (one round trip for all the calls that finished meanwhile). Once a charge's ledger write is in, its row is
- * deleted, in batches, in the same statement as the next insert (or alone when no insert comes).
+ * (one round trip for all the calls that finished meanwhile). Two such writes may be in flight at once, each on
+ * a connection of its own, so a group does not also wait out the round trip of the group before it. Once a
+ * charge's ledger write is in, its row is deleted, in batches, behind the inserts (never while its own insert is
+ * still in flight: the delete would find nothing and leave the row).
  *
  * The journal's writes go through a connection of their own with `synchronous_commit` off: a row is visible to
  * every instance, and survives this one, as soon as its commit returns, without waiting for PostgreSQL's disk
@@ -39,20 +41,24 @@ interface Waiter {
 }
 
 const RETRY_MS = [25, 100, 250, 500, 1000];
+/** Journal writes in flight at once, each on its own connection. */
+const WRITERS = 2;
 
 export class PgChargeJournal implements Journal {
   private readonly live = new Map<string, JournalRecord>();
   private queue: Waiter[] = [];
   private deletes: string[] = [];
-  /** The write under way (an INSERT batch, then any DELETE batch): writes go one at a time, in order. */
-  private writing: Promise<void> | null = null;
+  /** The writes under way (an INSERT batch, then any DELETE batch), at most WRITERS. */
+  private readonly writing = new Set<Promise<void>>();
+  /** Keys whose INSERT is in flight: their deletes wait until it is done. */
+  private readonly sending = new Set<string>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
   /** INSERT statements sent: a test reads it to see appends share commits. */
   inserts = 0;
 
-  /** The journal's own connection (synchronous_commit off), taken on first write and after a failed one. */
-  private client: pg.PoolClient | null = null;
+  /** The journal's own connections (synchronous_commit off) not in use; opened as writes need them. */
+  private readonly idle: pg.PoolClient[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -97,7 +103,7 @@ export class PgChargeJournal implements Journal {
       if (this.live.delete(key)) this.deletes.push(key);
     }
     // Deletes ride behind the next insert, or go alone a moment later: no caller waits for them.
-    if (this.deletes.length > 0 && !this.writing) setTimeout(() => this.kick(), 50).unref();
+    if (this.deletes.length > 0 && this.writing.size === 0) setTimeout(() => this.kick(), 50).unref();
   }
 
   get pending(): number {
@@ -108,10 +114,9 @@ export class PgChargeJournal implements Journal {
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
     this.kick();
-    while (this.writing) await this.writing;
+    while (this.writing.size > 0) await Promise.all([...this.writing]);
     this.closed = true;
-    this.client?.release();
-    this.client = null;
+    for (const client of this.idle.splice(0)) client.release();
     if (this.live.size === 0) {
       await this.pool.query('DELETE FROM charge_journal WHERE owner = $1', [this.owner]);
       await this.pool.query('DELETE FROM journal_owners WHERE owner = $1', [this.owner]);
@@ -128,78 +133,87 @@ export class PgChargeJournal implements Journal {
     clearInterval(this.heartbeat);
     this.queue = [];
     this.deletes = [];
-    this.client?.release();
-    this.client = null;
+    for (const client of this.idle.splice(0)) client.release();
   }
 
-  /** Starts the next write unless one is under way (which starts it when it ends). */
+  /** Starts writes while fewer than WRITERS are under way and something can be sent (each one starts the next). */
   private kick(): void {
-    if (this.closed || this.writing || (this.queue.length === 0 && this.deletes.length === 0)) return;
-    this.writing = this.writeOnce().finally(() => {
-      this.writing = null;
-      this.kick();
-    });
+    while (!this.closed && this.writing.size < WRITERS && (this.queue.length > 0 || this.deletable() > 0)) {
+      const write: Promise<void> = this.writeOnce().finally(() => {
+        this.writing.delete(write);
+        this.kick();
+      });
+      this.writing.add(write);
+    }
   }
 
+  /** How many queued deletes may go now (their inserts are not in flight). */
+  private deletable(): number {
+    return this.deletes.filter((k) => !this.sending.has(k)).length;
+  }
+
+  /** Takes the queued deletes that may go now, leaving the others queued. */
+  private takeDeletes(): string[] {
+    const ready: string[] = [];
+    const waiting: string[] = [];
+    for (const k of this.deletes) (this.sending.has(k) ? waiting : ready).push(k);
+    this.deletes = waiting;
+    return ready;
+  }
+
+  // Takes its batch synchronously (before its first await), so kick() never starts two writes on one batch.
   private async writeOnce(): Promise<void> {
-    let batch = this.queue;
+    const batch = this.queue;
     this.queue = [];
-    let keys = this.deletes;
-    this.deletes = [];
-    if (batch.length > 0 && keys.length > 0) {
-      // A charge whose ledger write is in before its row was sent needs no row: its answer may leave at once.
-      const gone = new Set(keys);
-      const needless = batch.filter((w) => gone.has(w.key));
-      if (needless.length > 0) {
-        const sent = new Set(needless.map((w) => w.key));
-        batch = batch.filter((w) => !sent.has(w.key));
-        keys = keys.filter((k) => !sent.has(k));
-        for (const w of needless) w.done();
-      }
-    }
+    let keys = batch.length === 0 ? this.takeDeletes() : [];
     if (batch.length > 0) {
-      // One statement, one round trip: the new rows in, and the rows of charges the ledger has since written out
-      // (a data-modifying WITH; the two touch different keys). Retried until it commits: the charges are already
-      // queued for the ledger, so an answer that did not wait here would be charged and not delivered. Each attempt
-      // is idempotent (ON CONFLICT; deleting what is gone deletes nothing).
+      for (const w of batch) this.sending.add(w.key);
+      // Retried until it commits: the charges are already queued for the ledger, so an answer that did not wait
+      // here would be charged and not delivered. Each attempt is idempotent (ON CONFLICT).
       for (let attempt = 0; ; attempt++) {
+        let client: pg.PoolClient | undefined;
         try {
           this.inserts++;
-          const client = await this.connection();
+          client = await this.connection();
           await client.query(
-            `WITH gone AS (DELETE FROM charge_journal WHERE owner = $1 AND key = ANY($4::text[]))
-             INSERT INTO charge_journal (owner, key, record)
+            `INSERT INTO charge_journal (owner, key, record)
              SELECT $1, k, r FROM unnest($2::text[], $3::text[]) AS t(k, r)
              ON CONFLICT (owner, key) DO NOTHING`,
-            [this.owner, batch.map((w) => w.key), batch.map((w) => JSON.stringify(w.record)), keys],
+            [this.owner, batch.map((w) => w.key), batch.map((w) => JSON.stringify(w.record))],
           );
+          this.reuse(client);
           break;
         } catch (err) {
           this.onError(err);
-          this.dropConnection(err);
+          this.discard(client, err);
           await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
         }
       }
+      for (const w of batch) this.sending.delete(w.key);
       for (const w of batch) w.done();
-      return;
+      keys = this.takeDeletes();
     }
     if (keys.length > 0) {
+      let client: pg.PoolClient | undefined;
       try {
-        const client = await this.connection();
+        client = await this.connection();
         await client.query('DELETE FROM charge_journal WHERE owner = $1 AND key = ANY($2::text[])', [
           this.owner,
           keys,
         ]);
+        this.reuse(client);
       } catch (err) {
         // Left rows are harmless: a replay finds their charges already written.
         this.onError(err);
-        this.dropConnection(err);
+        this.discard(client, err);
       }
     }
   }
 
+  /** An idle journal connection, or a new one with synchronous_commit off. */
   private async connection(): Promise<pg.PoolClient> {
-    if (this.client) return this.client;
+    const idle = this.idle.pop();
+    if (idle) return idle;
     const client = await this.pool.connect();
     try {
       await client.query('SET synchronous_commit TO off');
@@ -207,13 +221,17 @@ export class PgChargeJournal implements Journal {
       client.release(err as Error);
       throw err;
     }
-    this.client = client;
     return client;
   }
 
+  /** A connection whose write went through: kept for the next write, or given back once the journal is closed. */
+  private reuse(client: pg.PoolClient): void {
+    if (this.closed) client.release();
+    else this.idle.push(client);
+  }
+
   /** A failed write's connection is discarded (it may be broken); the next write takes a new one. */
-  private dropConnection(err: unknown): void {
-    this.client?.release(err instanceof Error ? err : new Error(String(err)));
-    this.client = null;
+  private discard(client: pg.PoolClient | undefined, err: unknown): void {
+    client?.release(err instanceof Error ? err : new Error(String(err)));
   }
 }
