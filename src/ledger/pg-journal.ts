@@ -5,8 +5,8 @@
  * group commit: an append joins the INSERT about to be sent, and the answers it pays for wait for that one commit
  * (one round trip for all the calls that finished meanwhile). Two such writes may be in flight at once, each on
  * a connection of its own, so a group does not also wait out the round trip of the group before it. Once a
- * charge's ledger write is in, its row is deleted, in batches, behind the inserts (never while its own insert is
- * still in flight: the delete would find nothing and leave the row).
+ * charge's ledger write is in, its row is deleted, in batches of up to DELETE_BATCH or every DELETE_AFTER_MS, behind
+ * the inserts (never while its own insert is still in flight: the delete would find nothing and leave the row).
  *
  * The journal's writes go through a connection of their own with `synchronous_commit` off: a row is visible to
  * every instance, and survives this one, as soon as its commit returns, without waiting for PostgreSQL's disk
@@ -43,11 +43,21 @@ interface Waiter {
 const RETRY_MS = [25, 100, 250, 500, 1000];
 /** Journal writes in flight at once, each on its own connection. */
 const WRITERS = 2;
+/**
+ * Settled rows are deleted in batches this large, or this long after the first of them settled: no answer waits for
+ * a delete, so one statement per many calls (a delete per insert cost a round trip, and its CPU, per call or two).
+ */
+const DELETE_BATCH = 500;
+const DELETE_AFTER_MS = 100;
 
 export class PgChargeJournal implements Journal {
   private readonly live = new Map<string, JournalRecord>();
   private queue: Waiter[] = [];
   private deletes: string[] = [];
+  /** Set when the queued deletes are old enough to go however few they are. */
+  private deleteDue = false;
+  private deleteTimer: NodeJS.Timeout | undefined;
+  private kickPending = false;
   /** The writes under way (an INSERT batch, then any DELETE batch), at most WRITERS. */
   private readonly writing = new Set<Promise<void>>();
   /** Keys whose INSERT is in flight: their deletes wait until it is done. */
@@ -93,7 +103,7 @@ export class PgChargeJournal implements Journal {
     this.live.set(key, record);
     return new Promise<void>((done) => {
       this.queue.push({ key, record, done });
-      this.kick();
+      this.kickSoon();
     });
   }
 
@@ -102,8 +112,8 @@ export class PgChargeJournal implements Journal {
       const key = `${kind}:${id}`;
       if (this.live.delete(key)) this.deletes.push(key);
     }
-    // Deletes ride behind the next insert, or go alone a moment later: no caller waits for them.
-    if (this.deletes.length > 0 && this.writing.size === 0) setTimeout(() => this.kick(), 50).unref();
+    this.scheduleDeletes();
+    if (this.wantDeletes()) this.kick();
   }
 
   get pending(): number {
@@ -113,8 +123,13 @@ export class PgChargeJournal implements Journal {
   /** Waits for queued writes; removes this owner when nothing is left to replay, else marks it dead at once. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
-    this.kick();
-    while (this.writing.size > 0) await Promise.all([...this.writing]);
+    clearTimeout(this.deleteTimer);
+    for (;;) {
+      this.deleteDue = true;
+      this.kick();
+      if (this.writing.size === 0) break;
+      await Promise.all([...this.writing]);
+    }
     this.closed = true;
     for (const client of this.idle.splice(0)) client.release();
     if (this.live.size === 0) {
@@ -131,14 +146,28 @@ export class PgChargeJournal implements Journal {
   halt(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearTimeout(this.deleteTimer);
     this.queue = [];
     this.deletes = [];
     for (const client of this.idle.splice(0)) client.release();
   }
 
+  /**
+   * Starts writes at the end of this turn of the event loop, so every call that ends in it (the answers of all the
+   * sockets read in one turn) shares one INSERT: one round trip, and one socket write, for them all.
+   */
+  private kickSoon(): void {
+    if (this.kickPending) return;
+    this.kickPending = true;
+    setImmediate(() => {
+      this.kickPending = false;
+      this.kick();
+    });
+  }
+
   /** Starts writes while fewer than WRITERS are under way and something can be sent (each one starts the next). */
   private kick(): void {
-    while (!this.closed && this.writing.size < WRITERS && (this.queue.length > 0 || this.deletable() > 0)) {
+    while (!this.closed && this.writing.size < WRITERS && (this.queue.length > 0 || this.wantDeletes())) {
       const write: Promise<void> = this.writeOnce().finally(() => {
         this.writing.delete(write);
         this.kick();
@@ -147,17 +176,35 @@ export class PgChargeJournal implements Journal {
     }
   }
 
-  /** How many queued deletes may go now (their inserts are not in flight). */
-  private deletable(): number {
-    return this.deletes.filter((k) => !this.sending.has(k)).length;
+  /**
+   * Whether the queued deletes should go now: they are due, or a full batch of them may go (queued deletes whose
+   * insert is in flight are among `sending`, so this count is never more than those that may go).
+   */
+  private wantDeletes(): boolean {
+    return (
+      (this.deleteDue && this.deletes.length > 0) || this.deletes.length - this.sending.size >= DELETE_BATCH
+    );
   }
 
-  /** Takes the queued deletes that may go now, leaving the others queued. */
+  /** Makes the queued deletes due DELETE_AFTER_MS from now, unless a timer is already set. */
+  private scheduleDeletes(): void {
+    if (this.deleteTimer || this.closed || this.deletes.length === 0) return;
+    this.deleteTimer = setTimeout(() => {
+      this.deleteTimer = undefined;
+      this.deleteDue = true;
+      this.kick();
+    }, DELETE_AFTER_MS);
+    this.deleteTimer.unref();
+  }
+
+  /** Takes the queued deletes that may go now, leaving the others (their inserts in flight) for later. */
   private takeDeletes(): string[] {
     const ready: string[] = [];
     const waiting: string[] = [];
     for (const k of this.deletes) (this.sending.has(k) ? waiting : ready).push(k);
     this.deletes = waiting;
+    this.deleteDue = false;
+    this.scheduleDeletes();
     return ready;
   }
 
@@ -193,7 +240,7 @@ export class PgChargeJournal implements Journal {
       }
       for (const w of batch) this.sending.delete(w.key);
       for (const w of batch) w.done();
-      keys = this.takeDeletes();
+      if (this.wantDeletes()) keys = this.takeDeletes();
     }
     if (keys.length > 0) {
       let client: pg.PoolClient | undefined;
