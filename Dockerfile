@@ -1,10 +1,14 @@
-# kasir's container image: one build stage installs every dependency, compiles the server and then drops the
-# development dependencies; a slim Node image runs the result as the unprivileged `node` user.
-# `node scripts/replay-dockerfile.mjs` (run by .ci/run) replays this file's stages, in order, on a machine with no
-# container engine, and starts the result: keep every RUN relative to WORKDIR.
+# kasir's container image: production dependencies and the compiled server in two build stages, run from a slim
+# Node image as the unprivileged `node` user. `node scripts/replay-dockerfile.mjs` (run by .ci/run) replays this file's
+# stages, in order, on a machine with no container engine, and starts the result: keep every RUN relative to WORKDIR.
 
-# The compiled server (dist/ with its data files and the dashboard's assets) and, after `npm prune`, the production
-# dependencies only (better-sqlite3 compiles here when no prebuilt binary matches). One install, not two.
+# Production dependencies only (better-sqlite3 compiles here when no prebuilt binary matches).
+FROM node:20-bookworm AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# The compiled server: dist/ with its data files and the dashboard's assets.
 FROM node:20-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -13,7 +17,6 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
-RUN npm prune --omit=dev --no-audit --no-fund
 
 # What runs: read-only code owned by root, data in the node user's home (mount a volume there, or use
 # DATABASE_URL + S3_BUCKET and keep nothing on the container's disk).
@@ -22,7 +25,7 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8402 DATA_DIR=/home/node/data
 WORKDIR /app
 COPY package.json ./
 COPY bin ./bin
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8402
