@@ -1,5 +1,5 @@
 // Paid calls (checkout + chat completions) against a bare undici pass-through proxy to the same fake upstream.
-// Usage: npm run build && node bench/paid.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS)
+// Usage: npm run build && node bench/paid.mjs        (env: BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS [64])
 // Measures, in one run: req/s, server CPU µs per request, p50/p99 of a paid call on a funded prepaid key,
 // the 402 paths (no key; a key with an empty balance), streamed calls, latency at one connection, time to
 // first byte on a slow stream, peak memory, start-up time, funded calls on PostgreSQL with the charge journal as
@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
 import {
   benchScratch,
+  defaultConnections,
   header,
   interleaved,
   load,
@@ -29,6 +30,8 @@ import { scratchDatabase } from './lib/pg-database.mjs';
 
 requireBuild();
 pinSelf();
+// The paid call's aims were set on a run at 64 connections.
+defaultConnections(64);
 const { dataDir, children, stop } = benchScratch();
 
 /**

@@ -11,7 +11,11 @@ import autocannon from 'autocannon';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const duration = Number(process.env.BENCH_DURATION ?? 2);
 export const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
-export const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+export let connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** A bench whose figures are read at another concurrency by default (BENCH_CONNECTIONS still wins). */
+export function defaultConnections(n) {
+  if (process.env.BENCH_CONNECTIONS === undefined) connections = n;
+}
 /**
  * Seconds of load each target gets before it is measured. kasir's hot path is large: V8 keeps optimising it
  * (tens of milliseconds of compiling per function) for several seconds, and its first rounds after a one-second
