@@ -281,7 +281,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
       expect(again.status).toBe(402);
       const refusal = (await again.json()) as { error: { code: string; message: string } };
       expect(refusal.error.code).toBe('payment_in_progress');
-      expect(refusal.error.message).toContain('lapses when its challenge expires');
+      expect(refusal.error.message).toContain('refused as expired within a minute');
       expect((await first).status).toBe(200);
     } finally {
       kasir.openai.setScript({});
@@ -289,6 +289,31 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     // Broadcast once, after the call succeeded: the recipient got the quote once.
     const received = (await chain.balanceOf(chain.recipient.address)) - recipientBefore;
     expect(received).toBe(BigInt((challenge.request as { amount: string }).amount));
+  });
+
+  it('refuses, as expired and for good, a payment whose call was cut off before it was broadcast', async () => {
+    const payer = await chain.fundPayer();
+    const body = chatBody(MODEL, 'cut off before its broadcast');
+    const { challenge, credential } = await credentialFor(payer, body);
+    // What an instance killed mid-call leaves: its claim on the payment, never broadcast, older than the signed
+    // transaction's validity.
+    const key = `kasir:mpp:pull:${challenge.id}`;
+    const claimed = Date.now() - 60_000;
+    await kasir.deps.db.kysely
+      .insertInto('mpp_store')
+      .values({
+        key,
+        value: JSON.stringify({ type: 'mppx:replay', expires: Date.now() + 600_000, at: claimed }),
+        expires_at: Date.now() + 600_000,
+      })
+      .execute();
+    const payerBefore = await chain.balanceOf(payer.address);
+    const calls = kasir.openai.requests.length;
+    const res = await post(kasir, body, { authorization: credential });
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payment_expired');
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore);
+    expect(kasir.openai.requests.length).toBe(calls);
   });
 
   it('refuses a credential for another body, and a tampered challenge, before any transfer', async () => {

@@ -317,12 +317,21 @@ export function createMppRail(deps: MppRailDeps): Rail {
       } else {
         const key = pullClaim(challenge.id);
         const claim =
-          type === 'transaction' ? ((await deps.store.get(key)) as { type?: string } | null) : null;
+          type === 'transaction'
+            ? ((await deps.store.get(key)) as { type?: string; at?: number } | null)
+            : null;
         if (claim?.type === CALL_CLAIM) {
-          // Claimed by a call not broadcast yet: running now, or cut off with its process (then never broadcast).
+          // Claimed by a call that has not broadcast it: running now, or cut off with its process. The signed
+          // transaction is valid for about 25 s (mppx's client): past BROADCAST_SETTLED_MS after the claim it can
+          // never be taken, whatever became of that call, and saying so is final.
+          if ((claim.at ?? 0) + BROADCAST_SETTLED_MS < Date.now())
+            throw refuse(
+              'payment_expired',
+              'this payment was never taken (the call it paid for was cut off before it was) and its signed transaction has expired; pay again',
+            );
           throw refuse(
             'payment_in_progress',
-            `this payment is paying for a call that is running now; if that call was cut off, the payment is never taken and lapses when its challenge expires${challenge.expires ? ` (${challenge.expires})` : ''}`,
+            'this payment is paying for a call that is running now; if that call was cut off, the payment is never taken and is refused as expired within a minute',
           );
         }
         if (claim) {

@@ -11,7 +11,10 @@ type Change =
   | { op: 'set'; value: unknown; result: unknown }
   | { op: 'delete'; result: unknown };
 
-/** The `type` of the value `tryClaim` records: a payment claimed by a call not finished (for a pull: not broadcast). */
+/**
+ * The `type` of the value `tryClaim` records: a payment claimed by a call not finished (for a pull: not broadcast).
+ * Its `at` is when (Unix ms).
+ */
 export const CALL_CLAIM = 'mppx:replay';
 
 const parse = (value: string | undefined): unknown => (value === undefined ? null : JSON.parse(value));
@@ -75,7 +78,7 @@ export function dbStore(db: Db): Store.AtomicStore {
 
   /** Records the first use of a replay key until `expires` (Unix ms); false when it is already recorded and live. */
   async function tryClaim(key: string, expires: number): Promise<boolean> {
-    const value = JSON.stringify({ type: CALL_CLAIM, expires });
+    const value = JSON.stringify({ type: CALL_CLAIM, expires, at: now() });
     const claimed = await db.kysely
       .insertInto('mpp_store')
       .values({ key, value, expires_at: expires })
