@@ -147,7 +147,12 @@ export class JobRunner {
     try {
       handle = await job.submit(input, { signal: abort, requestId: x.requestId, quote: pricing.quote });
     } catch (err) {
-      const failure = runFailure(err);
+      const failure = abort.aborted
+        ? new ApiError(
+            'upstream_timeout',
+            `the upstream did not take the job within ${SUBMIT_MS / 1000} s; nothing was charged`,
+          )
+        : runFailure(err);
       const receipt = await this.endUnsubmitted(id, failure, () => release(failure.status, failure.code));
       throw new ApiError(failure.code, failure.message, failure.details, receipt?.headers);
     } finally {

@@ -26,13 +26,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import {
   arg,
   between,
-  dist,
-  fakeOpenAi,
   isMain,
   openDrillDb,
   printTable,
   sleep,
   startCluster,
+  tempoDrill,
   withDrill,
 } from './harness.mjs';
 import { HOLD_TTL_SECONDS } from './wallet-drill.mjs';
@@ -169,17 +168,13 @@ export function runChannelDrill({
   log = (line) => console.error(line),
 } = {}) {
   return withDrill('postgres', async (space) => {
-    const { startTempoDevnet } = await import(dist('devnet/tempo.js'));
-    const { tempoChargeEnv } = await import(dist('devnet/command.js'));
-    const chain = await startTempoDevnet();
-    space.atEnd(() => chain.stop());
-    const upstream = await fakeOpenAi(space);
+    const { chain, upstream, chargeEnv } = await tempoDrill(space);
     const db = await openDrillDb(space.database.url);
     space.atEnd(() => db.close());
     const cluster = await startCluster(space, {
       count: 2,
       env: () => ({
-        ...tempoChargeEnv(chain),
+        ...chargeEnv,
         MPP_CHANNEL_OPERATOR_KEY: chain.channelOperator.privateKey,
         MPP_CHANNEL_ESCROW: chain.escrow,
         // One realm for both instances: a challenge reads the same whichever answers it.

@@ -110,6 +110,19 @@ export async function fakeOpenAi(space, env = {}) {
 }
 
 /**
+ * The devnet's Tempo chain (anvil in Tempo mode, with the TIP-1034 escrow) and the fake OpenAI upstream, started as
+ * part of the drill's space; `chargeEnv` is kasir's MPP Tempo charge settings for that chain.
+ */
+export async function tempoDrill(space) {
+  const { startTempoDevnet } = await import(dist('devnet/tempo.js'));
+  const { tempoChargeEnv } = await import(dist('devnet/command.js'));
+  const chain = await startTempoDevnet();
+  space.atEnd(() => chain.stop());
+  const upstream = await fakeOpenAi(space);
+  return { chain, upstream, chargeEnv: tempoChargeEnv(chain) };
+}
+
+/**
  * `count` kasir instances on the drill's database, each on its own data folder, with `env(i)` on top of the drill's
  * defaults. `kill(i)` is `kill -9`; `restart(i)` brings it back on its folder, or with `replace` on a new, empty one
  * (as a container platform does), where it replays the dead one's journal rows before it listens.

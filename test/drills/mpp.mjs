@@ -10,7 +10,7 @@ import { Credential, Receipt } from 'mppx';
 import { Mppx, tempo as tempoMethod } from 'mppx/client';
 import { parseAbi, parseEventLogs, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { arg, between, dist, fakeOpenAi, isMain, withDrill } from './harness.mjs';
+import { arg, between, isMain, tempoDrill, withDrill } from './harness.mjs';
 import { errorCode, printWallet, runWalletDrill } from './wallet-drill.mjs';
 
 const FUNDS = 100_000_000n;
@@ -31,11 +31,7 @@ export function runMppDrill({
   log = (line) => console.error(line),
 } = {}) {
   return withDrill('postgres', async (space) => {
-    const { startTempoDevnet } = await import(dist('devnet/tempo.js'));
-    const { tempoChargeEnv } = await import(dist('devnet/command.js'));
-    const chain = await startTempoDevnet();
-    space.atEnd(() => chain.stop());
-    const upstream = await fakeOpenAi(space);
+    const { chain, upstream, chargeEnv } = await tempoDrill(space);
     const reader = chain.client().extend(publicActions);
     const same = (a, b) => a.toLowerCase() === b.toLowerCase();
     /** Funded payers not used yet; topped up before each round. */
@@ -46,7 +42,7 @@ export function runMppDrill({
         name: 'mpp',
         route: '/v1/chat/completions',
         env: {
-          ...tempoChargeEnv(chain),
+          ...chargeEnv,
           MPP_TEMPO_FEE_PAYER_KEY: chain.feePayer.privateKey,
           OPENAI_API_KEY: 'sk-drill',
           OPENAI_BASE_URL: `${upstream.url}/v1`,
