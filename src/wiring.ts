@@ -229,6 +229,8 @@ export async function wire(config: Config, log: Logger, options: WireOptions = {
         pollFirstMs: config.mediaModels.pollFirstMs,
         pollMaxMs: config.mediaModels.pollMaxMs,
         deadlineMs: config.mediaModels.jobDeadlineMs,
+        // The submit's own request gives up at its first-byte timeout; this backstop adds time for its body.
+        submitMs: config.mediaModels.firstByteTimeoutMs + 30_000,
       },
     });
     jobs.start();

@@ -27,6 +27,11 @@ export interface JobSettings {
   pollMaxMs: number;
   /** A job still running this long after it was submitted is given up. */
   deadlineMs: number;
+  /**
+   * A submit unanswered this long is given up (aborted, its hold released, nothing charged); an instance that dies
+   * mid-submit leaves its job to be ended this long (plus a poll lock) after it began.
+   */
+  submitMs: number;
 }
 
 export interface JobRunnerDeps {
@@ -46,8 +51,6 @@ export function wantsAsync(x: Exchange): boolean {
 
 /** How long one instance keeps a job to itself between two polls before another may take it over. */
 const LOCK_MS = 30_000;
-/** A submit still unanswered after this is given up (aborted, its hold released, nothing charged). */
-const SUBMIT_MS = 60_000;
 /** The states in which a job's money is still held and someone must settle it. */
 const OPEN: JobStatus[] = ['submitting', 'queued', 'running'];
 /** How often the runner looks for open jobs nobody is polling (after a restart, or a dead instance's). */
@@ -92,8 +95,8 @@ export class JobRunner {
    *
    * The job's row is written before the submit, as `submitting` and locked for the submit's time, so the hold is
    * never out of the table: should this instance die mid-submit, a scan (here or elsewhere) finds the row once its
-   * lock lapses and releases the hold (the caller never got a job id; the upstream's answer, if any, is lost), in
-   * about a minute and a half rather than at the hold's TTL.
+   * lock lapses and releases the hold (the caller never got a job id; the upstream's answer, if any, is lost),
+   * `submitMs` plus a poll lock after the submit began rather than at the hold's TTL.
    */
   async start202(
     x: Exchange,
@@ -132,7 +135,7 @@ export class JobRunner {
           error: null,
           created_at: now.toISOString(),
           deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
-          locked_until: new Date(now.getTime() + SUBMIT_MS + LOCK_MS).toISOString(),
+          locked_until: new Date(now.getTime() + settings.submitMs + LOCK_MS).toISOString(),
           finished_at: null,
         })
         .execute();
@@ -143,14 +146,14 @@ export class JobRunner {
     }
     let handle: Record<string, unknown>;
     const abort = new CallAbort();
-    const giveUp = setTimeout(() => abort.abort(), SUBMIT_MS);
+    const giveUp = setTimeout(() => abort.abort(), settings.submitMs);
     try {
       handle = await job.submit(input, { signal: abort, requestId: x.requestId, quote: pricing.quote });
     } catch (err) {
       const failure = abort.aborted
         ? new ApiError(
             'upstream_timeout',
-            `the upstream did not take the job within ${SUBMIT_MS / 1000} s; nothing was charged`,
+            `the upstream did not take the job within ${settings.submitMs} ms; nothing was charged`,
           )
         : runFailure(err);
       const receipt = await this.endUnsubmitted(id, failure, () => release(failure.status, failure.code));

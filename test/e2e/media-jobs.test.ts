@@ -129,6 +129,28 @@ describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _la
     expect((await first.app.request('/v1/jobs/job_0123456789abcdef0123456789abcdef')).status).toBe(404);
   });
 
+  it('gives up a submit the upstream does not take in time: 504, nothing charged, nothing held, the row ended', async () => {
+    const slow = await startPaidKasir(db, { ...env, MEDIA_FIRST_BYTE_TIMEOUT_MS: '300' }, { fal });
+    try {
+      const { key, accountId } = await slow.fundedKey(FUNDS);
+      fal.setScript({ submitStallMs: 2_000 });
+      const res = await submit(slow, key, VIDEO);
+      expect(res.status).toBe(504);
+      expect(((await res.json()) as JobBody).error?.code).toBe('upstream_timeout');
+      expect(res.headers.get('x-service-charged-micro-usd')).toBe('0');
+      expect(await slow.balance(accountId)).toEqual({ balance: FUNDS, held: 0 });
+      const rows = await slow.deps.db.kysely
+        .selectFrom('jobs')
+        .select(['status'])
+        .where('account_id', '=', accountId)
+        .execute();
+      expect(rows).toEqual([{ status: 'failed' }]);
+    } finally {
+      fal.setScript({});
+      await slow.stop();
+    }
+  });
+
   it('gives back the money of a job whose instance died mid-submit: its row was written first, a scan releases its hold', async () => {
     const { accountId } = await first.fundedKey(FUNDS);
     const quote = first.quote(VIDEO);

@@ -35,6 +35,8 @@ export interface FalScript {
   fileBytes?: number;
   /** The submit fails with this HTTP status. */
   submitStatus?: number;
+  /** The submit is answered only after this many ms (a queue slow to take the job). */
+  submitStallMs?: number;
   /** The job completes with an error of this `error_type` (a runner error, or a content-policy refusal). */
   jobError?: string;
   /** The result read fails with this status (422: a validation error naming `prompt`). */
@@ -248,6 +250,8 @@ export async function startFakeFal(options: { apiKey?: string } = {}): Promise<F
     const endpoint = path.slice(1);
     const body = await readJson(req);
     const own = endpointScripts.get(endpoint) ?? script;
+    if (own.submitStallMs) await new Promise((r) => setTimeout(r, own.submitStallMs));
+    if (res.destroyed) return;
     if (own.submitStatus)
       return sendJson(res, own.submitStatus, { detail: 'Service temporarily unavailable' });
     const id = `0199${(++seq).toString(16).padStart(4, '0')}-fake-4e6b-9d1a-${Date.now().toString(16)}`;
