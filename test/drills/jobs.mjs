@@ -6,9 +6,10 @@
 // and charged exactly once at its quote, or `failed` and charged nothing; the account's balance must have fallen by
 // the sum of the charges, nothing may stay held, and fal must have been sent each job once (an adoption polls, it
 // never submits again). The kill falls between two submits. A kill in the middle of one (its hold placed and its row
-// written as `submitting`, fal sent the job, no answer yet) leaves a row a scan ends once the submit's lock (90 s)
-// lapses: its hold released, nothing charged, fal's job unpaid; test/e2e/media-jobs.test.ts shows that, and the drill
-// leaves the window out to keep its rounds short.
+// written as `submitting`, fal sent the job, no answer yet) leaves a row a scan ends once the submit's lock lapses
+// (its time limit, MEDIA_FIRST_BYTE_TIMEOUT_MS, plus 30 s and a poll lock): its hold released, nothing charged,
+// fal's job unpaid; test/e2e/media-jobs.test.ts shows that, and the drill leaves the window out to keep its rounds
+// short.
 //
 //   npm run build && node test/drills/jobs.mjs              # 3 rounds, 12 jobs each
 //   node test/drills/jobs.mjs --rounds 1 --jobs 8
