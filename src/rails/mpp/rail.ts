@@ -324,7 +324,8 @@ export function createMppRail(deps: MppRailDeps): Rail {
           // Claimed by a call that has not broadcast it: running now, or cut off with its process. The signed
           // transaction is valid for about 25 s (mppx's client): past BROADCAST_SETTLED_MS after the claim it can
           // never be taken, whatever became of that call, and saying so is final.
-          if ((claim.at ?? 0) + BROADCAST_SETTLED_MS < Date.now())
+          // (A claim with no `at`, made before claims were dated, stays in progress until it lapses.)
+          if (claim.at !== undefined && claim.at + BROADCAST_SETTLED_MS < Date.now())
             throw refuse(
               'payment_expired',
               'this payment was never taken (the call it paid for was cut off before it was) and its signed transaction has expired; pay again',
