@@ -54,7 +54,9 @@ export function kasirArgs() {
   const argv = pkg.scripts.start.split(/\s+/);
   if (argv[0] !== 'node')
     throw new Error(`package.json start script does not start with node: ${pkg.scripts.start}`);
-  return argv.slice(1);
+  // BENCH_NODE_ARGS: extra node flags for every kasir a bench starts (e.g. `--cpu-prof --cpu-prof-dir=prof`).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  return [...extra, ...argv.slice(1)];
 }
 
 /**
