@@ -28,7 +28,7 @@ import {
   between,
   isMain,
   openDrillDb,
-  printTable,
+  printRounds,
   sleep,
   startCluster,
   tempoDrill,
@@ -326,9 +326,7 @@ export function runChannelDrill({
 
 /** The drill's rows as a table. */
 export function printChannels(rows) {
-  printTable(`channel: ${rows.length} rounds`, rows, [
-    ['round', (r) => r.round],
-    ['killed', (r) => r.killed],
+  printRounds(`channel: ${rows.length} rounds`, rows, [
     ['calls', (r) => r.calls],
     ['delivered', (r) => r.delivered],
     ['cut', (r) => r.cut],

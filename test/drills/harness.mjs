@@ -188,6 +188,11 @@ export function arg(name, fallback) {
 export const isMain = (url) =>
   Boolean(process.argv[1]) && path.resolve(process.argv[1]) === fileURLToPath(url);
 
+/** Prints a drill's rounds as a table: the round and the instance killed in it, then `columns`. */
+export function printRounds(title, rows, columns) {
+  printTable(title, rows, [['round', (r) => r.round], ['killed', (r) => r.killed], ...columns]);
+}
+
 /** Prints `rows` as a table with `columns` ([header, row => value]). */
 export function printTable(title, rows, columns) {
   console.log(`\n${title}`);

@@ -32,7 +32,7 @@ import {
   dist,
   isMain,
   openDrillDb,
-  printTable,
+  printRounds,
   sleep,
   startCluster,
   withDrill,
@@ -420,9 +420,7 @@ export function runJobsDrill({
 
 /** The jobs drill's rows as a table. */
 export function printJobs(rows) {
-  printTable(`jobs: ${rows.length} rounds`, rows, [
-    ['round', (r) => r.round],
-    ['killed', (r) => r.killed],
+  printRounds(`jobs: ${rows.length} rounds`, rows, [
     ['submitted', (r) => r.submitted],
     ['succeeded', (r) => r.succeeded],
     ['failed', (r) => r.failed],

@@ -26,6 +26,7 @@ import {
   fakeOpenAi,
   isMain,
   openDrillDb,
+  printRounds,
   printTable,
   sleep,
   startCluster,
@@ -448,9 +449,7 @@ export function printPrepaid(rows) {
     ]);
     return;
   }
-  printTable(`prepaid: ${rows.length} rounds`, rows, [
-    ['round', (r) => r.round],
-    ['killed', (r) => r.killed],
+  printRounds(`prepaid: ${rows.length} rounds`, rows, [
     ['delivered', (r) => r.delivered],
     ['charged', (r) => r.charged],
     ['delivered-not-charged', (r) => r.uncharged],

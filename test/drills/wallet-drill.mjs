@@ -14,7 +14,7 @@
 // settlement id | null, waitOn(res) (a refusal that is not final: its call still running), settledOnChain(payment),
 // pays(payment, settlement) (its settlement moved exactly this payment), received() (what the pay-to got so far) }.
 import { Agent, request } from 'undici';
-import { between, openDrillDb, printTable, sleep, startCluster } from './harness.mjs';
+import { between, openDrillDb, printRounds, sleep, startCluster } from './harness.mjs';
 
 /** The shortest hold TTL kasir takes: how long a dead instance's payment lock stays before a sweeper lets it go. */
 export const HOLD_TTL_SECONDS = 30;
@@ -226,9 +226,7 @@ export async function runWalletDrill(space, rail, { rounds, connections, replace
 
 /** A wallet drill's rows as a table. */
 export function printWallet(name, rows) {
-  printTable(`${name}: ${rows.length} rounds`, rows, [
-    ['round', (r) => r.round],
-    ['killed', (r) => r.killed],
+  printRounds(`${name}: ${rows.length} rounds`, rows, [
     ['payments', (r) => r.payments],
     ['settled on chain', (r) => r.settled],
     ['delivered', (r) => r.delivered],
