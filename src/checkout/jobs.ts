@@ -14,7 +14,7 @@ import { ApiError } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Logger } from '../http/logger.js';
 import type { RailRegistry } from '../rails/registry.js';
-import type { JobHolds, PaidRequest, Payer, Pricing } from '../rails/types.js';
+import type { JobHolds, PaidRequest, Payer, Pricing, RailReceipt } from '../rails/types.js';
 import type { Db } from '../store/db.js';
 import type { JobStatus, JobTable } from '../store/schema.js';
 import { paidAnswer } from './answer.js';
@@ -112,36 +112,35 @@ export class JobRunner {
     // The hold outlives the deadline by a margin, so the sweeper never releases a job still being settled.
     const ttlSeconds = Math.ceil(settings.deadlineMs / 1000) + 600;
     const hold = await rail.jobs.hold(payer, pricing, req, ttlSeconds);
-    const usage = this.usage(x.requestId, offer.entry.id, pricing.quote, Date.now());
-    const release = (httpStatus: number, errorCode: string) =>
-      rail.jobs.settle(hold.holdId, 'release', payer, { ...usage, httpStatus, errorCode });
     const now = new Date();
-    const id = `job_${randomBytes(16).toString('hex')}`;
+    const row: JobTable = {
+      id: `job_${randomBytes(16).toString('hex')}`,
+      offer_id: offer.entry.id,
+      rail: rail.id,
+      account_id: payer.accountId,
+      key_id: payer.keyId,
+      hold_id: hold.holdId,
+      amount_micro_usd: pricing.quote.costMicroUsd,
+      request_id: x.requestId,
+      handle: 'null',
+      status: 'submitting',
+      result: null,
+      error: null,
+      created_at: now.toISOString(),
+      deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
+      locked_until: new Date(now.getTime() + settings.submitMs + LOCK_MS).toISOString(),
+      finished_at: null,
+    };
+    const { id } = row;
     try {
-      await this.deps.db.kysely
-        .insertInto('jobs')
-        .values({
-          id,
-          offer_id: offer.entry.id,
-          rail: rail.id,
-          account_id: payer.accountId,
-          key_id: payer.keyId,
-          hold_id: hold.holdId,
-          amount_micro_usd: pricing.quote.costMicroUsd,
-          request_id: x.requestId,
-          handle: 'null',
-          status: 'submitting',
-          result: null,
-          error: null,
-          created_at: now.toISOString(),
-          deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
-          locked_until: new Date(now.getTime() + settings.submitMs + LOCK_MS).toISOString(),
-          finished_at: null,
-        })
-        .execute();
+      await this.deps.db.kysely.insertInto('jobs').values(row).execute();
     } catch (err) {
       // Not recorded, so nobody would ever settle it: give the money back now.
-      await release(500, 'internal_error');
+      await rail.jobs.settle(hold.holdId, 'release', payer, {
+        ...this.usage(x.requestId, offer.entry.id, pricing.quote, now.getTime()),
+        httpStatus: 500,
+        errorCode: 'internal_error',
+      });
       throw err;
     }
     let handle: Record<string, unknown>;
@@ -156,8 +155,9 @@ export class JobRunner {
             `the upstream did not take the job within ${settings.submitMs} ms; nothing was charged`,
           )
         : runFailure(err);
-      const receipt = await this.endUnsubmitted(id, failure, () => release(failure.status, failure.code));
-      throw new ApiError(failure.code, failure.message, failure.details, receipt?.headers);
+      // Ended like any job (finish: a hold settled twice changes nothing, a row ended twice is left as it is).
+      const receipt = await this.finish(row, { kind: 'failed', error: failure });
+      throw new ApiError(failure.code, failure.message, failure.details, receipt.headers);
     } finally {
       clearTimeout(giveUp);
     }
@@ -177,39 +177,12 @@ export class JobRunner {
       // now) given back.
       void job.cancel?.(handle).catch(() => {});
       const failure = new ApiError('internal_error', 'the job could not be recorded; nothing was charged');
-      const receipt = await this.endUnsubmitted(id, failure, () => release(500, 'internal_error'));
-      throw new ApiError(failure.code, failure.message, undefined, receipt?.headers);
+      const receipt = await this.finish(row, { kind: 'failed', error: failure });
+      throw new ApiError(failure.code, failure.message, undefined, receipt.headers);
     }
     void this.drive(id, true);
     const body = { job_id: id, status: 'queued', status_url: `${this.deps.publicBaseUrl}/v1/jobs/${id}` };
     return x.send(202, JSON.stringify(body), { 'content-type': 'application/json', ...hold.headers });
-  }
-
-  /**
-   * Ends a job whose submit did not go through: marks its row failed and, when this call is the one that ended it,
-   * releases its hold (`release`) and returns the receipt; undefined when another instance ended it first (and
-   * released the hold).
-   */
-  private async endUnsubmitted<T>(
-    id: string,
-    failure: ApiError,
-    release: () => Promise<T>,
-  ): Promise<T | undefined> {
-    const ended = await this.deps.db.kysely
-      .updateTable('jobs')
-      .set({
-        status: 'failed',
-        error: JSON.stringify(failure.toBody().error),
-        finished_at: new Date().toISOString(),
-        locked_until: null,
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'submitting')
-      .executeTakeFirst()
-      .catch(() => undefined);
-    // The row could not be written: release anyway (a second settle of a hold changes nothing).
-    if (ended !== undefined && Number(ended.numUpdatedRows) === 0) return undefined;
-    return release();
   }
 
   /** The job's state as `GET /v1/jobs/{id}` answers it, or null when there is no such job. */
@@ -376,11 +349,14 @@ export class JobRunner {
     }
   }
 
-  /** Settles the job's hold and records its end; a job another instance already ended is left as it is. */
+  /**
+   * Settles the job's hold and records its end; a job another instance already ended is left as it is. Returns the
+   * settlement's receipt.
+   */
   private async finish(
     row: JobTable,
     outcome: { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError },
-  ): Promise<void> {
+  ): Promise<RailReceipt> {
     const rail = this.deps.rails.all().find((r) => r.id === row.rail);
     if (!rail?.jobs) throw new Error(`rail ${row.rail} of job ${row.id} is not enabled`);
     const payer = { accountId: row.account_id, keyId: row.key_id };
@@ -420,5 +396,6 @@ export class JobRunner {
       .where('id', '=', row.id)
       .where('status', 'in', OPEN)
       .execute();
+    return receipt;
   }
 }
