@@ -3,10 +3,16 @@ import type { UsageInsert } from '../ledger/books.js';
 import { nowIso } from '../ledger/ids.js';
 import type { Payer, UsageFacts } from './types.js';
 
-export function usageRow(
+/** A usage row's charge columns: what was charged, and whether the call counts as charged or voided. */
+export function chargeColumns(chargedMicroUsd: number): Pick<UsageInsert, 'charged_micro_usd' | 'status'> {
+  return { charged_micro_usd: chargedMicroUsd, status: chargedMicroUsd > 0 ? 'charged' : 'voided' };
+}
+
+/** A usage row but its charge columns (for a settlement that decides the charge as it writes the row). */
+export function usageFacts(
   usage: UsageFacts,
-  outcome: { rail: string; payer: Payer; chargedMicroUsd: number },
-): UsageInsert {
+  outcome: { rail: string; payer: Payer },
+): Omit<UsageInsert, 'charged_micro_usd' | 'status'> {
   return {
     created_at: nowIso(),
     request_id: usage.requestId,
@@ -16,10 +22,15 @@ export function usageRow(
     payer: outcome.payer.address,
     offer_id: usage.offerId,
     quote_micro_usd: usage.quoteMicroUsd,
-    charged_micro_usd: outcome.chargedMicroUsd,
-    status: outcome.chargedMicroUsd > 0 ? 'charged' : 'voided',
     http_status: usage.httpStatus,
     latency_ms: usage.latencyMs,
     error_code: usage.errorCode,
   };
+}
+
+export function usageRow(
+  usage: UsageFacts,
+  outcome: { rail: string; payer: Payer; chargedMicroUsd: number },
+): UsageInsert {
+  return { ...usageFacts(usage, outcome), ...chargeColumns(outcome.chargedMicroUsd) };
 }

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
 import type { Database, PaymentChannelTable, UsageRecordTable } from '../../store/schema.js';
+import { chargeColumns } from '../usage.js';
 
 /**
  * A call's usage record, written in the same transaction as the call's settlement (a process killed between the two
@@ -178,7 +179,7 @@ async function recordUsage(db: Kysely<Database>, usage: ChannelUsage | undefined
   if (!usage) return;
   await db
     .insertInto('usage_records')
-    .values({ ...usage, charged_micro_usd: charged, status: charged > 0 ? 'charged' : 'voided' })
+    .values({ ...usage, ...chargeColumns(charged) })
     .execute();
 }
 

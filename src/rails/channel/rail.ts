@@ -16,7 +16,7 @@ import { nowIso } from '../../ledger/ids.js';
 import type { Db } from '../../store/db.js';
 import type { MeteredAuthorization, PaidRequest, Payer, Rail, RailReceipt, UsageFacts } from '../types.js';
 import { PaymentRefusal } from '../types.js';
-import { usageRow } from '../usage.js';
+import { usageFacts } from '../usage.js';
 import type { ChannelBackend } from './backend.js';
 import {
   type ChannelHold,
@@ -194,16 +194,12 @@ export function createChannelRail(deps: ChannelRailDeps): Rail {
 
     /** The call's usage record, written with its settlement (settleChannelCall), which sets its charge. */
     private usage(usage: UsageFacts): ChannelUsage {
-      const {
-        charged_micro_usd: _,
-        status: __,
-        ...row
-      } = usageRow(usage, {
-        rail: 'channel',
-        payer: this.payer,
-        chargedMicroUsd: 0,
-      });
-      return { ...row, route: this.route, network, tx_id: null };
+      return {
+        ...usageFacts(usage, { rail: 'channel', payer: this.payer }),
+        route: this.route,
+        network,
+        tx_id: null,
+      };
     }
 
     private receipt() {
