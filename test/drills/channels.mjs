@@ -34,7 +34,7 @@ import {
   tempoDrill,
   withDrill,
 } from './harness.mjs';
-import { HOLD_TTL_SECONDS } from './wallet-drill.mjs';
+import { errorCode, HOLD_TTL_SECONDS } from './wallet-drill.mjs';
 
 /** What each payer holds, and what its channel escrows (in pathUSD, as mppx's `maxDeposit` takes it). */
 const FUNDS = 100_000_000n;
@@ -60,19 +60,11 @@ async function payCall(payer, url, call) {
     call.status = res.status;
     const text = await res.text();
     if (res.status === 200) call.cost = JSON.parse(text).costMicroUsd;
-    else call.code = errorCodeOf(text);
+    else call.code = errorCode({ text });
   } catch (err) {
     call.error = String(err?.cause?.code ?? err?.message ?? err);
   }
 }
-
-const errorCodeOf = (text) => {
-  try {
-    return JSON.parse(text).error?.code ?? null;
-  } catch {
-    return null;
-  }
-};
 
 /** The payers of `instance` paying calls one after the other, each in its own loop, until stopped. */
 function loadOn(instance, payers) {
@@ -242,7 +234,8 @@ export function runChannelDrill({
       const wrongCharge = delivered.filter((c) => charged.get(c.id) !== c.cost).map((c) => c.id);
       const undeliveredCharged = calls.filter((c) => c.status !== 200 && charged.has(c.id));
       const unexplained = undeliveredCharged.filter((c) => !killed.has(c.id)).map((c) => c.id);
-      const unknown = [...charged.keys()].filter((id) => !calls.some((c) => c.id === id));
+      const sent = new Set(calls.map((c) => c.id));
+      const unknown = [...charged.keys()].filter((id) => !sent.has(id));
       const failed = mine
         .filter((c) => c.status >= 500)
         .map((c) => ({ id: c.id, status: c.status, code: c.code }));
