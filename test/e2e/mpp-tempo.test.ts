@@ -11,17 +11,12 @@ import { tempoChargeEnv } from '../../src/devnet/command.js';
 import type { DevnetKey } from '../../src/devnet/evm.js';
 import { PATH_USD, startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { challengeMeta } from '../../src/rails/mpp/rail.js';
+import { CALL_CLAIM } from '../../src/rails/mpp/store.js';
 import { DB_TARGETS, postJson } from '../support/app.js';
 import { chatBody, type PaidKasir, startPaidKasir, startTwoPaidKasirs } from '../support/paid.js';
 import { freshPostgres, postgresUp } from '../support/services.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
-
-/** Resolves once `ready()` is true (checked every 10 ms, for at most 5 s). */
-async function until(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !ready(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!ready()) throw new Error('timed out waiting');
-}
 const URL_BASE = 'http://kasir.test';
 
 interface Sent {
@@ -276,7 +271,12 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
     try {
       const first = post(kasir, body, { authorization: credential });
       // The first call waits on the model: its payment is claimed, and broadcast only once the call succeeded.
-      await until(() => kasir.openai.requests.some((r) => JSON.stringify(r.body).includes('still running')));
+      await expect
+        .poll(() => kasir.openai.requests.some((r) => JSON.stringify(r.body).includes('still running')), {
+          timeout: 5_000,
+          interval: 10,
+        })
+        .toBe(true);
       const again = await post(kasir, body, { authorization: credential });
       expect(again.status).toBe(402);
       const refusal = (await again.json()) as { error: { code: string; message: string } };
@@ -303,7 +303,7 @@ describe.each(DB_TARGETS)('MPP Tempo charge on %s', (db) => {
       .insertInto('mpp_store')
       .values({
         key,
-        value: JSON.stringify({ type: 'mppx:replay', expires: Date.now() + 600_000, at: claimed }),
+        value: JSON.stringify({ type: CALL_CLAIM, expires: Date.now() + 600_000, at: claimed }),
         expires_at: Date.now() + 600_000,
       })
       .execute();
