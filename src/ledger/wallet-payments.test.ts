@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
-import { chargeColumns } from '../rails/usage.js';
 import { walletUsageCharged } from './wallet-payments.js';
 
 describe.each(DB_TARGETS)('usage records by settlement on %s', (target) => {
@@ -16,7 +15,8 @@ describe.each(DB_TARGETS)('usage records by settlement on %s', (target) => {
     payer: null,
     offer_id: 'tool:qr',
     quote_micro_usd: 1000,
-    ...chargeColumns(charged),
+    charged_micro_usd: charged,
+    status: charged > 0 ? ('charged' as const) : ('voided' as const),
     http_status: charged > 0 ? 200 : 502,
     latency_ms: 1,
     error_code: null,
