@@ -2,21 +2,17 @@
  * A worker thread's task dispatcher: each task names the module and the exported function that does the work
  * (a card's drawing, the face model's inference) and its input. Modules load on a worker's first task of their
  * kind and stay loaded, with whatever they keep (fonts, the face model), for the worker's life. The thread runs
- * at a lower priority than the event loop: when the CPUs are short, the calls the event loop answers come first.
+ * at a lower priority than the event loop (thread-priority.ts): when the CPUs are short, the calls the event loop
+ * answers come first.
  */
-import { setPriority } from 'node:os';
 import type { WorkerTask } from './task.js';
+import { lowerThreadPriority } from './thread-priority.js';
 
-/** The thread's nice value (Linux keeps one per thread; 0 is the event loop's). */
-const WORKER_NICE = 10;
-
-try {
-  setPriority(0, WORKER_NICE);
-} catch {
-  // Not every platform lets a thread lower its own priority; the work runs at the usual one then.
-}
+/** Settles once the thread's priority is lowered (or could not be); the first task waits for it. */
+const lowered = lowerThreadPriority();
 
 export default async function runTask(task: WorkerTask): Promise<unknown> {
+  await lowered;
   const mod = (await import(task.module)) as Record<string, unknown>;
   const fn = mod[task.name];
   if (typeof fn !== 'function') throw new Error(`${task.module} exports no function ${task.name}`);

@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HOLD, SPIN } from '../../test/support/worker-task.js';
+import { HOLD, KERNEL_THREAD, SPIN } from '../../test/support/worker-task.js';
 import { ApiError } from '../http/errors.js';
 import { createWorkerPool } from './pool.js';
 
@@ -63,4 +64,19 @@ describe('the worker pool', () => {
     // Four tasks of 150 ms of CPU each ran; on the event loop the longest stall would have been 150 ms or more.
     expect(delay.max / 1e6).toBeLessThan(100);
   }, 60_000);
+
+  it.runIf(process.platform === 'linux')(
+    'runs its threads under SCHED_IDLE, so a waking event loop takes the CPU from them at once',
+    async () => {
+      const p = pool(1, 4);
+      const { tid } = await p.run<{ tid: number | undefined }>(KERNEL_THREAD, {});
+      expect(tid).toBeGreaterThan(0);
+      // `chrt -p` reads the policy the kernel holds for that thread, as an operator would.
+      const policy = execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
+      expect(policy).toMatch(/scheduling policy: SCHED_IDLE/);
+      // The event loop's own thread keeps the normal policy.
+      expect(execFileSync('chrt', ['-p', String(process.pid)], { encoding: 'utf8' })).toMatch(/SCHED_OTHER/);
+    },
+    60_000,
+  );
 });

@@ -3,6 +3,7 @@
 // them.
 import { threadId } from 'node:worker_threads';
 import type { TaskRef } from '../../src/workers/task.js';
+import { threadId as kernelThreadId } from '../../src/workers/thread-priority.js';
 
 export function spin(input: { ms: number }): { threadId: number } {
   const until = performance.now() + input.ms;
@@ -24,3 +25,10 @@ export const SPIN: TaskRef = {
 };
 
 export const HOLD: TaskRef = { ...SPIN, name: 'hold' };
+
+/** The kernel's id of the thread running the task (Linux), to read its scheduling policy from outside. */
+export function kernelThread(): { tid: number | undefined } {
+  return { tid: kernelThreadId() };
+}
+
+export const KERNEL_THREAD: TaskRef = { ...SPIN, name: 'kernelThread' };
