@@ -77,12 +77,13 @@ export function createApp(deps: Deps): LaneApp {
   mountToolRoutes(app, deps, checkoutDeps);
   mountRecipeRoutes(app, deps, checkoutDeps);
   mountModelRoutes(app, deps, checkoutDeps);
-  mountWalletRoutes(app, deps, checkoutDeps);
+  // Ahead of the wallet routes, whose `/x402/{model}` would otherwise take `/x402/mcp`.
   mountMcpRoutes(app, {
     catalog: deps.catalog,
     offers: deps.offers,
     availabilityVersion: () => deps.modelWatch?.version ?? 0,
   });
+  mountWalletRoutes(app, deps, checkoutDeps);
   if (deps.config.adminToken) mountAdminRoutes(app, deps, deps.config.adminToken);
   const topupGateway = openTopupGateway(deps.config);
   if (topupGateway) mountTopupNotification(app, deps, topupGateway);

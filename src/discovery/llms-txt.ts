@@ -45,7 +45,8 @@ export function buildLlmsTxt(s: LlmsSources): string {
 
 - [Agent onboarding](${b}/skill.md): discover, quote, pay and call, step by step
 - [OpenAPI 3.1](${b}/openapi.json): every route and its schema
-- [MCP server](${b}/mcp): every model, tool and recipe as a paid MCP tool (Streamable HTTP; pay with a key, MPP or x402)
+- [MCP server](${b}/mcp): every model, tool, recipe and lookup as an MCP tool (Streamable HTTP; pay with a key, MPP or x402)
+- [MCP server, x402's convention](${b}/x402/mcp): the same, answering an unpaid call as x402's MCP transport does
 - [x402 resources](${b}/.well-known/x402): the wallet-payable routes
 - [Models](${b}/v1/models): every model with its price
 - [Consult](${b}/v1/consult?intent=generate%20an%20image): the endpoints for a task, in plain words

@@ -92,7 +92,10 @@ ${rails}
 \`${b}/mcp\` is an MCP server (Streamable HTTP): \`tools/list\` is the catalog, each tool's description states
 its price. A prepaid key goes in the HTTP \`Authorization: Bearer\` header. Unpaid, \`tools/call\` answers the
 payment-required error (code -32042) listing every rail at the quote; call again with an MPP credential in
-\`_meta["org.paymentauth/credential"]\` or an x402 PaymentPayload in \`_meta["x402/payment"]\`. \`_meta["kasir/max-price"]\`
+\`_meta["org.paymentauth/credential"]\` or an x402 PaymentPayload in \`_meta["x402/payment"]\`. \`${b}/x402/mcp\` is the same
+server answering an unpaid call as x402's MCP transport does: a tool result with \`isError\` and the PaymentRequired in
+the \`x402/error\` wrapper of its text (the rails and MPP challenges in \`_meta["org.paymentauth/payment-required"]\`).
+\`_meta["kasir/max-price"]\`
 and \`_meta["kasir/idempotency-key"]\` stand for the two headers, \`_meta["kasir/voucher"]\` for a channel's
 \`Payment-Voucher\`. A long call (video, recipes) names its job in \`_meta["kasir/job"]\`; call again with it to resume.
 
@@ -117,6 +120,6 @@ Every error is \`{ "error": { "code", "message", "details"? } }\`: 400 bad input
 503 not configured, or busy (\`overloaded\`: retry after Retry-After; nothing charged). Limits: about 120
 requests per minute per IP.
 
-Machine-readable: ${b}/openapi.json · rail discovery: ${b}/.well-known/x402 · MCP: ${b}/mcp
+Machine-readable: ${b}/openapi.json · rail discovery: ${b}/.well-known/x402 · MCP: ${b}/mcp (x402's convention: ${b}/x402/mcp)
 `;
 }

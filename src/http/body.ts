@@ -51,8 +51,12 @@ export function readIncoming(incoming: IncomingMessage, limit: number): Promise<
   });
 }
 
-/** Reads a Fetch request's whole body within `limit` bytes (413 above it). */
-export async function readFetchBody(req: Request, limit: number): Promise<Buffer> {
+/** Reads a Fetch request's whole body within `limit` bytes (413 above it); `given`: its bytes, handed over in process. */
+export async function readFetchBody(req: Request, limit: number, given?: Buffer): Promise<Buffer> {
+  if (given) {
+    if (given.length > limit) throw tooLarge(limit);
+    return given;
+  }
   if (Number(req.headers.get('content-length') ?? Number.NaN) > limit) throw tooLarge(limit);
   const buf = Buffer.from(await req.arrayBuffer());
   if (buf.length > limit) throw tooLarge(limit);

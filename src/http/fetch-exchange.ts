@@ -25,7 +25,7 @@ class FetchExchange implements Exchange {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readFetchBody(this.c.req.raw, limit);
+    return readFetchBody(this.c.req.raw, limit, this.c.env?.body);
   }
 
   send(status: number, body: string, headers: Record<string, string>): Response {

@@ -7,11 +7,13 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { type CatalogEntry, methodOf, pathOf } from '../catalog/types.js';
-import { followJob, isJobId, isLongCall, JOB_META, type JobProgress } from './jobs.js';
+import { followJob, isJobId, isLongCall, JOB_META, type JobProgress, reportRunning } from './jobs.js';
 import {
   credentialChallengeId,
   headersFromMeta,
   paymentRequiredError,
+  paymentRequiredResult,
+  paysInRequest,
   receiptMeta,
   x402RefusalResult,
 } from './payment.js';
@@ -59,6 +61,11 @@ export interface CallContext {
   dispatch(path: string, init: RequestInit): Promise<Response>;
   /** Headers of the MCP HTTP request every call carries (a prepaid key's `Authorization: Bearer`). */
   headers: Record<string, string>;
+  /**
+   * How an unpaid call is answered: the payment-required JSON-RPC error (`/mcp`, MPP's convention) or a tool result
+   * with `isError` (`/x402/mcp`, x402's MCP transport).
+   */
+  unpaidAs: 'error' | 'result';
   /** Told what a key was charged for a job this call started (its 202 stated 0; the job captured later). */
   jobCharged?(microUsd: number): void;
 }
@@ -184,9 +191,18 @@ export async function callEntry(
   } catch (err) {
     throw new RpcError(ErrorCode.InvalidParams, (err as Error).message);
   }
-  const prefer: Record<string, string> = isLongCall(entry) ? { prefer: 'respond-async' } : {};
+  const long = isLongCall(entry);
+  const prefer: Record<string, string> = long ? { prefer: 'respond-async' } : {};
   const { path, init } = requestOf(entry, args, { ...ctx.headers, ...payment, ...prefer });
-  const res = await ctx.dispatch(path, init);
+  // A wallet or channel pays a long call within its request (a key's is a job, followed below): it says it runs.
+  const stopRunning =
+    long && progress.report && paysInRequest(payment) ? reportRunning(progress.report) : undefined;
+  let res: Response;
+  try {
+    res = await ctx.dispatch(path, init);
+  } finally {
+    stopRunning?.();
+  }
   if (res.status === 202) {
     const accepted = (await res.json()) as { job_id?: unknown };
     if (isJobId(accepted.job_id)) {
@@ -216,8 +232,9 @@ export async function callEntry(
   const error = (body.error ?? {}) as { code?: string; message?: string };
   // A 402 asks for payment (or payment anew); a price above the caller's maximum is a refusal like any other.
   if (res.status === 402 && error.code !== 'price_above_max') {
-    // A caller that paid by x402 is answered as the x402 MCP transport answers; any other gets the JSON-RPC error.
+    // A caller that paid by x402 is answered as the x402 MCP transport answers; any other as its endpoint answers.
     if (payment['payment-signature'] !== undefined) return x402RefusalResult(res, body);
+    if (ctx.unpaidAs === 'result') return paymentRequiredResult(res, body);
     throw paymentRequiredError(res, body);
   }
   if (error.code === 'invalid_input' || error.code === 'payload_too_large') {

@@ -3,6 +3,8 @@
  * key's hold outlives the request), followed through the free `GET /v1/jobs/{id}` with MCP progress notifications
  * naming the job (`_meta["kasir/job"]`). The job runs and settles once whatever the caller does; a caller that lost
  * its connection calls the tool again with `_meta["kasir/job"]` and gets the same job's result, paying nothing more.
+ * A long call paid from a wallet runs within its request (the payment settles on its answer): it reports that it is
+ * running, and a caller that lost it sends the same payment again, which answers the stored result, paid once.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../catalog/types.js';
@@ -17,7 +19,33 @@ export function isLongCall(entry: CatalogEntry): boolean {
 export interface JobProgress {
   progress: number;
   message: string;
-  jobId: string;
+  /** The job the call runs as; absent while a long call runs synchronously (a wallet rail carries no job). */
+  jobId?: string;
+}
+
+/** How often a long call that runs synchronously says it is still running. */
+export const RUNNING_BEAT_MS = 5_000;
+
+/**
+ * Progress for a long call the rail answers synchronously (a wallet payment: its call runs inside the request that
+ * pays it): a notification at once and then every RUNNING_BEAT_MS until stopped, so the caller knows the paid call is
+ * under way. Returns the stop.
+ */
+export function reportRunning(report: (p: JobProgress) => Promise<void>): () => void {
+  const started = Date.now();
+  let beats = 0;
+  const beat = () => {
+    beats++;
+    const seconds = Math.round((Date.now() - started) / 1000);
+    report({ progress: beats, message: `running (${seconds} s); the answer comes with this call` }).catch(
+      () => {
+        // A caller gone is the call's own concern: its answer is still kept for a retry with the same payment.
+      },
+    );
+  };
+  beat();
+  const timer = setInterval(beat, RUNNING_BEAT_MS);
+  return () => clearInterval(timer);
 }
 
 /** A job id as kasir makes them (128 random bits). */

@@ -5,9 +5,12 @@
  *   the receipt in `_meta["org.paymentauth/receipt"]`, a payment-required JSON-RPC error (-32042, or -32043 for a
  *   refused payment) whose `data.challenges` are the 402's `WWW-Authenticate: Payment` challenges.
  * - x402 as its MCP transport describes it: the PaymentPayload in `_meta["x402/payment"]` (→ `PAYMENT-SIGNATURE`),
- *   the settlement in `_meta["x402/payment-response"]`. An unpaid call cannot answer both conventions at once: it
- *   gets the JSON-RPC error above, with x402's PaymentRequired (`x402Version`, `accepts`, `resource`) in its `data`;
- *   a refused x402 payment, whose caller is known to speak x402, gets the transport's tool result with `isError`.
+ *   the settlement in `_meta["x402/payment-response"]`. The two conventions answer an unpaid call differently (MPP:
+ *   a JSON-RPC error; x402: a tool result with `isError`), so kasir has an MCP endpoint for each: on `/mcp` an
+ *   unpaid call gets the JSON-RPC error above, with x402's PaymentRequired (`x402Version`, `accepts`, `resource`) in
+ *   its `data`; on `/x402/mcp` it gets x402's tool result, which also carries the MPP challenges in
+ *   `_meta["org.paymentauth/payment-required"]` (where mppx's client reads them from a result). A refused x402
+ *   payment, whose caller is known to speak x402, gets x402's tool result on either.
  * - A prepaid key: the `Authorization: Bearer` header of the MCP HTTP request itself.
  * - kasir's own: `_meta["kasir/idempotency-key"]` (→ `Idempotency-Key`), `_meta["kasir/max-price"]`
  *   (→ `X-Max-Price`, micro-USD), and a payment channel's voucher in `_meta["kasir/voucher"]` (→ `Payment-Voucher`).
@@ -79,6 +82,15 @@ export function headersFromMeta(meta: Meta): Record<string, string> {
   return out;
 }
 
+/** Whether those headers pay from a wallet or a channel (its call runs within its request: no job is made for it). */
+export function paysInRequest(headers: Record<string, string>): boolean {
+  return (
+    headers.authorization !== undefined ||
+    headers['payment-signature'] !== undefined ||
+    headers['payment-voucher'] !== undefined
+  );
+}
+
 /** The payment facts of a paid answer, for the result's `_meta`: the MPP receipt and the x402 settlement. */
 export function receiptMeta(
   res: Response,
@@ -134,9 +146,8 @@ function x402RequiredOf(res: Response): Record<string, unknown> {
 
 /**
  * A refused x402 payment, answered as the x402 MCP transport describes it to a caller that paid by x402: a tool
- * result with `isError` and the fresh PaymentRequired in the `x402/error` wrapper of its text (the transport's
- * required form; its optional `structuredContent` is left out, being the paid answer's, as outputSchema declares).
- * kasir's error and the settlement, if any, are in `_meta`.
+ * result with `isError` and the fresh PaymentRequired in the `x402/error` wrapper of its text. kasir's error and the
+ * settlement, if any, are in `_meta`.
  */
 export function x402RefusalResult(res: Response, body: Record<string, unknown>): CallToolResult {
   const required = x402RequiredOf(res);
@@ -151,13 +162,20 @@ export function x402RefusalResult(res: Response, body: Record<string, unknown>):
   }
   return {
     isError: true,
-    content: [
-      {
-        type: 'text',
-        text: JSON.stringify({ 'x402/error': { code: 402, message, data: { ...required, error: message } } }),
-      },
-    ],
+    content: [x402ErrorText(required, message)],
     _meta: { 'kasir/error': body.error, ...(response ? { [META.x402Response]: response } : {}) },
+  };
+}
+
+/**
+ * The first content block of x402's payment-required tool result: the PaymentRequired in the transport's `x402/error`
+ * wrapper (its required form; the optional `structuredContent` copy is left out, being the paid answer's, as the
+ * tool's outputSchema declares and the SDK's client checks).
+ */
+function x402ErrorText(required: Record<string, unknown>, message: string): { type: 'text'; text: string } {
+  return {
+    type: 'text',
+    text: JSON.stringify({ 'x402/error': { code: 402, message, data: { ...required, error: message } } }),
   };
 }
 
@@ -166,25 +184,48 @@ export function x402RefusalResult(res: Response, body: Record<string, unknown>):
  * `quote`, `rails`), the MPP challenges under `challenges` and x402's PaymentRequired beside them.
  */
 export function paymentRequiredError(res: Response, body: Record<string, unknown>): RpcError {
+  const { code, message, data } = paymentRequired(res, body);
+  return new RpcError(code, message, data);
+}
+
+/**
+ * A 402 answer as x402's MCP transport answers an unpaid call (the `/x402/mcp` endpoint): a tool result with
+ * `isError`, x402's PaymentRequired in the `x402/error` wrapper of its first text, and in `_meta` the same data the
+ * JSON-RPC error carries (every rail at the quote, the MPP challenges) under mppx's payment-required key, where
+ * mppx's client looks for challenges in a result.
+ */
+export function paymentRequiredResult(res: Response, body: Record<string, unknown>): CallToolResult {
+  const { message, data } = paymentRequired(res, body);
+  return {
+    isError: true,
+    content: [x402ErrorText(x402RequiredOf(res), message)],
+    _meta: { [Mcp.paymentRequiredMetaKey]: data, 'kasir/error': body.error },
+  };
+}
+
+/** What a 402 answer says, for either form: every rail the route lists, the MPP challenges, x402's PaymentRequired. */
+function paymentRequired(
+  res: Response,
+  body: Record<string, unknown>,
+): { code: number; message: string; data: Record<string, unknown> } {
   let challenges: Challenge.Challenge[] = [];
   try {
     challenges = Challenge.fromResponseList(res);
   } catch {
     challenges = [];
   }
-  const x402 = x402RequiredOf(res);
   const error = (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
   const details = typeof error.details === 'object' && error.details !== null ? error.details : {};
   const refused = error.code !== 'payment_required';
-  return new RpcError(
-    refused ? PAYMENT_REFUSED_CODE : PAYMENT_REQUIRED_CODE,
-    error.message ?? 'Payment Required',
-    {
+  return {
+    code: refused ? PAYMENT_REFUSED_CODE : PAYMENT_REQUIRED_CODE,
+    message: error.message ?? 'Payment Required',
+    data: {
       httpStatus: 402,
-      ...x402,
+      ...x402RequiredOf(res),
       ...details,
       error,
       challenges: challenges.map((c) => ({ ...c })),
     },
-  );
+  };
 }

@@ -15,6 +15,8 @@ import { CHARGED_HEADER } from '../rails/prepaid.js';
 import type { CallContext } from './call.js';
 
 export const MCP_PATH = '/mcp';
+/** The same server, answering an unpaid call as x402's MCP transport does (a tool result, not a JSON-RPC error). */
+export const X402_MCP_PATH = '/x402/mcp';
 
 /** What the tool list is made from: the catalog, how each entry runs here, and the model lists' version. */
 export interface McpSources {
@@ -45,28 +47,48 @@ function asksForProgress(body: unknown): boolean {
   );
 }
 
-const mcpRoute = createRoute({
-  method: 'post',
-  path: MCP_PATH,
-  tags: ['mcp'],
-  summary: 'MCP server (Streamable HTTP): the catalog as paid tools',
-  description:
-    'JSON-RPC 2.0 over MCP Streamable HTTP, stateless (no session). `tools/list` lists every model, tool and recipe this ' +
-    'server can sell, with its price; `tools/call` is sold by the same checkout as the HTTP routes. A prepaid key goes in ' +
-    '`Authorization: Bearer`; an unpaid call answers the payment-required error (-32042) with every rail at the quote; ' +
-    'MPP pays in `_meta["org.paymentauth/credential"]`, x402 in `_meta["x402/payment"]`.',
-  request: {
-    body: { required: true, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-  },
-  responses: {
-    200: {
-      description: 'The JSON-RPC answer',
-      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+const mcpRoute = (path: string, unpaid: string) =>
+  createRoute({
+    method: 'post',
+    path,
+    tags: ['mcp'],
+    summary: 'MCP server (Streamable HTTP): the catalog as paid tools',
+    description:
+      'JSON-RPC 2.0 over MCP Streamable HTTP, stateless (no session). `tools/list` lists every model, tool, recipe and ' +
+      'lookup this server offers, with its price; `tools/call` is sold by the same checkout as the HTTP routes. A prepaid ' +
+      `key goes in \`Authorization: Bearer\`; ${unpaid}; MPP pays in \`_meta["org.paymentauth/credential"]\`, x402 in ` +
+      '`_meta["x402/payment"]`.',
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      },
     },
-    202: { description: 'A notification or response was accepted' },
-    406: { description: 'The Accept header does not list application/json and text/event-stream' },
+    responses: {
+      200: {
+        description: 'The JSON-RPC answer',
+        content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      },
+      202: { description: 'A notification or response was accepted' },
+      406: { description: 'The Accept header does not list application/json and text/event-stream' },
+    },
+  });
+
+/** How each MCP endpoint answers an unpaid call. */
+const ENDPOINTS = [
+  {
+    path: MCP_PATH,
+    unpaidAs: 'error',
+    doc: 'an unpaid call answers the payment-required JSON-RPC error (-32042) with every rail at the quote',
   },
-});
+  {
+    path: X402_MCP_PATH,
+    unpaidAs: 'result',
+    doc:
+      "an unpaid call answers as x402's MCP transport: a tool result with `isError`, the PaymentRequired in the " +
+      '`x402/error` wrapper of its text, every rail at the quote in `_meta["org.paymentauth/payment-required"]`',
+  },
+] as const;
 
 export function mountMcpRoutes(app: LaneApp, sources: McpSources): void {
   let loaded: Promise<{
@@ -80,8 +102,12 @@ export function mountMcpRoutes(app: LaneApp, sources: McpSources): void {
     }));
     return loaded;
   };
-  app.openAPIRegistry.registerPath(mcpRoute);
-  app.all(MCP_PATH, async (c: Context<AppEnv>) => {
+  for (const { path, unpaidAs, doc } of ENDPOINTS) {
+    app.openAPIRegistry.registerPath(mcpRoute(path, doc));
+    app.all(path, (c: Context<AppEnv>) => serve(c, unpaidAs));
+  }
+
+  async function serve(c: Context<AppEnv>, unpaidAs: CallContext['unpaidAs']): Promise<Response> {
     const { answer, tools } = await load();
     let parsedBody: unknown;
     if (c.req.method === 'POST') {
@@ -96,9 +122,16 @@ export function mountMcpRoutes(app: LaneApp, sources: McpSources): void {
     // What the key was charged for the calls of this request, stated on its answer as on every paid route's.
     let charged: number | undefined;
     const ctx: CallContext = {
+      unpaidAs,
       headers: forwardedHeaders(c),
       dispatch: async (path, init) => {
-        const res = await app.fetch(new Request(new URL(path, c.req.url), init), { incoming });
+        // The body goes beside the request, as bytes (see AppEnv's `body`): every route a tool call reaches reads
+        // its body through the exchange, which takes them from there.
+        const { body, ...rest } = init;
+        const res = await app.fetch(new Request(new URL(path, c.req.url), rest), {
+          incoming,
+          ...(typeof body === 'string' ? { body: Buffer.from(body) } : {}),
+        });
         const stated = res.headers.get(CHARGED_HEADER);
         if (stated !== null) charged = (charged ?? 0) + Number(stated);
         return res;
@@ -113,5 +146,5 @@ export function mountMcpRoutes(app: LaneApp, sources: McpSources): void {
     const res = await answer(tools, ctx, c.req.raw, parsedBody, json);
     if (json && charged !== undefined) res.headers.set(CHARGED_HEADER, String(charged));
     return res;
-  });
+  }
 }

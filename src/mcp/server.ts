@@ -53,7 +53,7 @@ export function createMcpServer(tools: ToolList, ctx: CallContext): Server {
                 progressToken: token,
                 progress: p.progress,
                 message: p.message,
-                _meta: { [JOB_META]: p.jobId },
+                ...(p.jobId === undefined ? {} : { _meta: { [JOB_META]: p.jobId } }),
               },
             });
     return callEntry(entry, req.params.arguments ?? {}, req.params._meta, ctx, {

@@ -49,6 +49,7 @@ export function homeIndex(baseUrl: string, rails: string[]) {
       llms: `${baseUrl}/llms.txt`,
       openapi: `${baseUrl}/openapi.json`,
       mcp: `${baseUrl}/mcp`,
+      mcpX402: `${baseUrl}/x402/mcp`,
       x402: `${baseUrl}/.well-known/x402`,
       models: `${baseUrl}/v1/models`,
       consult: `${baseUrl}/v1/consult?intent=generate%20an%20image`,
@@ -75,7 +76,8 @@ ${link(l.dashboard, 'Dashboard', 'API keys, balance, usage and top-ups')}
 ${link(l.skill, 'skill.md', 'how an agent discovers, pays and calls')}
 ${link(l.llms, 'llms.txt', 'index for language-model agents')}
 ${link(l.openapi, 'openapi.json', 'every route and its schema')}
-${link(l.mcp, 'MCP server', 'every model, tool and recipe as a paid MCP tool (Streamable HTTP)')}
+${link(l.mcp, 'MCP server', 'every model, tool, recipe and lookup as an MCP tool (Streamable HTTP)')}
+${link(l.mcpX402, 'MCP server, x402 convention', "the same, answering an unpaid call as x402's MCP transport does")}
 ${link(l.models, 'Models', 'the catalog with prices')}
 </ul>
 <p>Payment rails on here: ${index.rails.map((r) => `<code>${escapeHtml(r)}</code>`).join(', ') || 'none'}.</p>

@@ -116,6 +116,24 @@ function describeDiscovery(label: string, kasirOf: () => PaidKasir, expectX402: 
         expectRoutable(url, await call(kasirOf(), 'GET', url), false);
       }
     });
+
+    it('lists both MCP endpoints in skill.md, llms.txt, the landing page, its JSON index and openapi.json', async () => {
+      const app = kasirOf().app;
+      const docs = {
+        'skill.md': await (await app.request('/skill.md')).text(),
+        'llms.txt': await (await app.request('/llms.txt')).text(),
+        'GET / (HTML)': await (await app.request('/', { headers: { accept: 'text/html' } })).text(),
+        'GET / (JSON)': await (await app.request('/')).text(),
+      };
+      for (const [name, text] of Object.entries(docs)) {
+        expect(text, name).toContain(`${BASE}/mcp`);
+        expect(text, name).toContain(`${BASE}/x402/mcp`);
+      }
+      const openapi = (await (await app.request('/openapi.json')).json()) as {
+        paths: Record<string, unknown>;
+      };
+      expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/mcp', '/x402/mcp']));
+    });
   });
 }
 

@@ -1,6 +1,7 @@
 // kasir as an MCP server: the official SDK client over Streamable HTTP against a started kasir, listing the catalog as
 // tools and calling them through the same checkout as HTTP — a key, MPP (mppx's McpClient on a local Tempo chain) and
 // x402 (the stock EVM client on a local chain), with the charge exactly the quote and nothing charged on a refusal.
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +19,7 @@ import { kasirEnv, mppEnv } from '../../src/devnet/command.js';
 import { type EvmDevnet, erc20BalanceOf, startEvmDevnet } from '../../src/devnet/evm.js';
 import { startTempoDevnet, type TempoDevnet } from '../../src/devnet/tempo.js';
 import { type BridgeOptions, openBridge } from '../../src/mcp/bridge.js';
+import { X402_MCP_PATH } from '../../src/mcp/route.js';
 import { toolNameOf } from '../../src/mcp/tool-list.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
@@ -44,8 +46,8 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
   let evm: EvmDevnet;
   const clients: Client[] = [];
 
-  const connect = async (key?: string) => {
-    const client = await mcpClient(server.url, key);
+  const connect = async (key?: string, path?: string) => {
+    const client = await mcpClient(server.url, key, path);
     clients.push(client);
     return client;
   };
@@ -217,6 +219,61 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(prices).toEqual(expected);
   });
 
+  it("answers an unpaid call on /x402/mcp as x402's MCP transport does; x402 and mppx's client both pay from that result", async () => {
+    const client = await connect(undefined, X402_MCP_PATH);
+    const unpaid = await client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS });
+    // x402's form: a tool result with isError, the PaymentRequired in the x402/error wrapper of the first text.
+    expect(unpaid.isError).toBe(true);
+    const text = (unpaid.content as Array<{ type: string; text: string }>)[0];
+    expect(text?.type).toBe('text');
+    const wrapped = JSON.parse(text?.text ?? '') as {
+      'x402/error': {
+        code: number;
+        message: string;
+        data: { x402Version: number; accepts: PaymentRequirements[] };
+      };
+    };
+    expect(wrapped['x402/error']).toMatchObject({ code: 402, data: { x402Version: 2 } });
+    const requirements =
+      wrapped['x402/error'].data.accepts.find((a) => a.network === evm.network) ??
+      wrapped['x402/error'].data.accepts[0];
+    if (!requirements) throw new Error('no x402 requirements');
+    // Every rail at the quote and the MPP challenges, where mppx's client reads them from a result.
+    const required = unpaid._meta?.['org.paymentauth/payment-required'] as {
+      challenges: Array<{ method: string; intent: string }>;
+      rails: unknown[];
+    };
+    expect(required.challenges.map((c) => `${c.method}/${c.intent}`)).toContain('tempo/charge');
+    expect(required.rails).toHaveLength(kasir.deps.rails.accepting('/v1/tools/exchange-rate').length);
+
+    // Paid by x402 with the requirements read from that result.
+    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    const payment = await evmPayer(evm).pay(requirements);
+    const paid = await client.callTool({
+      name: 'tools__exchange-rate',
+      arguments: RATE_ARGS,
+      _meta: { 'x402/payment': payment },
+    });
+    expect(paid.isError).toBeFalsy();
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+    expect(before - (await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address))).toBe(
+      BigInt(requirements.amount),
+    );
+
+    // Paid by mppx's McpClient, which finds the challenges in the result rather than in an error.
+    const payer = await tempoChain.fundPayer(10_000_000n);
+    const mpp = await connect(undefined, X402_MCP_PATH);
+    McpClient.wrap(mpp, {
+      methods: [tempo({ account: privateKeyToAccount(payer.privateKey), getClient: tempoChain.client })],
+    });
+    const held = await tempoChain.balanceOf(payer.address);
+    const result = await mpp.callTool({ name: 'tools__exchange-rate', arguments: OTHER_RATE_ARGS });
+    const price = walletQuote('tools/exchange-rate', OTHER_RATE_ARGS);
+    expect(result.isError).toBeFalsy();
+    expect(result._meta?.['kasir/costMicroUsd']).toBe(price);
+    expect(held - (await tempoChain.balanceOf(payer.address))).toBe(BigInt(price));
+  });
+
   it('is paid over MPP with mppx McpClient: the payer pays exactly the quote; the credential sent again replays the answer, with other arguments it is refused', async () => {
     const payer = await tempoChain.fundPayer(10_000_000n);
     const client = await connect();
@@ -353,6 +410,45 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(await kasir.balance(accountId)).toEqual({ balance: 50_000_000 - price, held: 0 });
   });
 
+  it('reports a wallet-paid video call running; the same payment sent again answers its result, paid once', async () => {
+    kasir.fal.setScript({ polls: 5 });
+    const video = kasir.deps.catalog.find(VIDEO_MODEL);
+    if (!video) throw new Error(VIDEO_MODEL);
+    const name = toolNameOf(video);
+    const client = await connect();
+    const unpaid = await refusal(client.callTool({ name, arguments: VIDEO_ARGS }));
+    const accepts = (unpaid.data as { accepts: PaymentRequirements[] }).accepts;
+    const requirements = accepts.find((a) => a.network === evm.network) ?? accepts[0];
+    if (!requirements) throw new Error('no x402 requirements');
+    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    const payment = await evmPayer(evm).pay(requirements);
+    // x402 settles on the answer, so the call runs within its request (no job): it says it is running.
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const paid = await client.callTool(
+      { name, arguments: VIDEO_ARGS, _meta: { 'x402/payment': payment } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+        timeout: 30_000,
+      },
+    );
+    expect(paid.isError).toBeFalsy();
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[0]?.message).toMatch(/running/);
+    expect((paid.content as Array<{ type: string }>).some((c) => c.type === 'resource_link')).toBe(true);
+    const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    expect(before - after).toBe(BigInt(requirements.amount));
+    // A caller that lost that answer sends the same payment again: the same result, nothing paid again.
+    const again = await (await connect()).callTool({
+      name,
+      arguments: VIDEO_ARGS,
+      _meta: { 'x402/payment': payment },
+    });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toEqual(paid.structuredContent);
+    expect(await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address)).toBe(after);
+  });
+
   it('runs a video call without a progress token as a job too, and states its charge on the answer', async () => {
     kasir.fal.setScript({ polls: 3 });
     const { key, accountId } = await kasir.fundedKey(50_000_000);
@@ -475,6 +571,9 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
   });
 
   it('npx kasir mcp over real stdio: a paid call, and one above its per-call cap refused before paying', async () => {
+    // bin/kasir.js builds dist/ when it is stale: done here first, so the build does not run inside the client's
+    // connect timeout.
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
     const { key, accountId } = await kasir.fundedKey(1_000_000);
     const price = quote('tools/exchange-rate', RATE_ARGS);
     const transport = new StdioClientTransport({
@@ -496,7 +595,7 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(dear.isError).toBe(true);
     expect(JSON.stringify(dear.content)).toMatch(/per-call cap/);
     expect((await kasir.balance(accountId)).balance).toBe(1_000_000 - price);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('MCP paid from a payment channel', () => {
