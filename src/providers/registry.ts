@@ -2,11 +2,12 @@
 import { isSelfHosted } from '../catalog/self-hosted.js';
 import type { Config } from '../config/load.js';
 import { PROVIDER_ENV, type ProviderName } from '../config/providers.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { createAnthropicProvider } from './anthropic/provider.js';
 import { createGeminiProvider } from './gemini/provider.js';
 import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
 import { UpstreamPools } from './pools.js';
-import { type ChatProvider, UpstreamError } from './types.js';
+import type { ChatProvider } from './types.js';
 
 /** Which wire format each chat provider speaks. */
 export const CHAT_WIRE_FORMAT = {
