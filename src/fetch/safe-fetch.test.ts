@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDestination, parseAllowedHosts, type Resolver, refusedAddress } from './address-rule.js';
+import { parseAllowedHosts } from '../config/fetch.js';
+import { checkDestination, type Resolver, refusedAddress } from './address-rule.js';
 import { FetchFailure } from './errors.js';
 import { type FetchPolicy, SafeFetcher } from './safe-fetch.js';
 
