@@ -1,3 +1,5 @@
+// The safe fetcher: the private-address rule and its FETCH_ALLOWED_HOSTS exemption, then redirects, size and
+// time caps, content types and headers of the SafeFetcher.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';

@@ -1,3 +1,5 @@
+// The chat router: retries and fallbacks across targets for complete() and stream(), when it gives up, and
+// UpstreamError.retryable.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChatStream } from '../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../test/fakes/openai-upstream.js';

@@ -1,3 +1,5 @@
+// The OpenAI-compatible adapter against a fake upstream: complete(), stream() and failures,
+// relayOpenAiStream, and xAI's usage in the common semantics.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';

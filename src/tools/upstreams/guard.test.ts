@@ -1,3 +1,5 @@
+// The tools' private-address guard on their upstreams (FETCH_ALLOWED_HOSTS its exemption), and Retry-After
+// parsing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeFrankfurter } from '../../../test/fakes/frankfurter.js';
 import type { FakeJsonUpstream } from '../../../test/fakes/json-upstream.js';
