@@ -1,3 +1,5 @@
+// The `kasir` CLI on each database: accounts, keys, credits, debits and the ledger, and how it explains bad
+// usage.
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../test/support/app.js';
 import { runCommand, UsageError } from './cli.js';

@@ -1,3 +1,5 @@
+// The consult search: the intents it covers in English and Indonesian, and each candidate's route, reason,
+// price and example (free lookups as GET queries).
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from './load.js';
 

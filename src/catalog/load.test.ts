@@ -1,3 +1,5 @@
+// The catalog data as loaded: its models and tools, every entry's default request quoting within its summary,
+// and the entry and field start-up validation names when the data is wrong.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_ENV } from '../config/providers.js';

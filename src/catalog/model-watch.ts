@@ -7,8 +7,9 @@
  */
 import type { Config } from '../config/load.js';
 import type { ProviderName } from '../config/providers.js';
+import { isSelfHosted } from '../config/providers.js';
 import { type ListedModel, listModels, MODEL_LIST_FORMAT } from '../providers/model-lists.js';
-import { isSelfHosted, priceOf, selfHostedEntry } from './self-hosted.js';
+import { priceOf, selfHostedEntry } from './self-hosted.js';
 import type { LoadedCatalog } from './served.js';
 import type { CatalogEntry, ModelEntry } from './types.js';
 

@@ -1,3 +1,5 @@
+// The catalog's price rules on real models' rates: flat and tiered, per second, video tokens, per character,
+// per image tier, per megapixel, per minute of audio, chat tokens at the ceiling, and margin and rounding.
 import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { estimateInputTokens, outputTokenCeiling, TOKENS_PER_IMAGE } from './chat-tokens.js';

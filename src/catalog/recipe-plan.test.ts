@@ -1,3 +1,5 @@
+// Recipe plans: which models a recipe's steps run, with what inputs, at what quoted price, and which field a
+// refusal names.
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from './load.js';
 import { LONGEST_CHARACTER_PROMPT, randomCharacter } from './recipe-character.js';

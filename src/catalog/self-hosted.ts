@@ -4,18 +4,11 @@
  * and the aliases callers use (`llama3.2`, `ollama/llama3.2`, `llama3.2@ollama`).
  */
 import type { TokenPrice } from '../config/models.js';
+import type { SelfHostedServer } from '../config/providers.js';
 import type { ListedModel } from '../providers/model-lists.js';
 import { CATEGORY_ROUTES } from './category-routes.js';
 import { chatInputSchema } from './chat-schema.js';
 import type { ChatTraits, ModelEntry } from './types.js';
-
-/** The self-hosted servers kasir reads model lists from, each named as its id prefix and provider. */
-export const SELF_HOSTED_SERVERS = ['ollama', 'self-hosted'] as const;
-export type SelfHostedServer = (typeof SELF_HOSTED_SERVERS)[number];
-
-export function isSelfHosted(name: string): name is SelfHostedServer {
-  return (SELF_HOSTED_SERVERS as readonly string[]).includes(name);
-}
 
 const LABEL: Record<SelfHostedServer, string> = { ollama: 'Ollama', 'self-hosted': 'self-hosted' };
 

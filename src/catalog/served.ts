@@ -4,6 +4,7 @@
  * answers to the checkout and the catalog routes, so one class.
  */
 import type { ValidateFunction } from 'ajv';
+import { isSelfHosted } from '../config/providers.js';
 import type { FieldError } from '../http/errors.js';
 import { callerField } from './caller-names.js';
 import { CHAT_WIRE_SCHEMA, chatTraitErrors } from './chat-schema.js';
@@ -12,7 +13,6 @@ import { type ConsultCandidate, ConsultIndex } from './consult.js';
 import { exampleInput } from './examples.js';
 import { chatTokensCost, evaluateRule, finalMicroUsd, MAX_QUOTE_MICRO_USD } from './price-rules.js';
 import { imagePrompt, planRecipe, recipeQuote } from './recipe-plan.js';
-import { isSelfHosted } from './self-hosted.js';
 import { closestIds } from './suggest.js';
 import { type PriceSummary, priceSummary } from './summary.js';
 import { countTokens, type TokenCounter, tokenCeiling } from './tokenizer.js';

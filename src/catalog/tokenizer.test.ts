@@ -1,3 +1,4 @@
+// The o200k token counter: the same counts as gpt-tokenizer, and linear-time counting of long text in pieces.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';

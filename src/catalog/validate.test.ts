@@ -1,3 +1,5 @@
+// Input validation of catalog entries (ajv): field names as JSON paths, file references, and the messages for
+// each category's inputs (image, video, speech, music, chat, tools, a free lookup's GET query).
 import { describe, expect, it } from 'vitest';
 import type { FieldError } from '../http/errors.js';
 import { loadCatalog } from './load.js';

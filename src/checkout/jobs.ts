@@ -6,6 +6,8 @@
  * once: capture on success (the result, stored, is the body the synchronous call would have answered), release on
  * failure or past the deadline (the upstream job is then cancelled). `GET /v1/jobs/{id}` reads the row: any
  * instance can answer it; the id is 128 random bits.
+ * One idea, though long: a job's life in its row, from submission through polling to its one settlement; every
+ * step takes the same row lock, so they stay together.
  */
 import { randomBytes } from 'node:crypto';
 import type { Quote } from '../catalog/types.js';

@@ -1,6 +1,6 @@
 /** Maps a failed run to the API error the caller sees; every one of them means nothing was charged. */
 import { ApiError } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 
 export function runFailure(err: unknown): ApiError {
   if (err instanceof ApiError) return err;

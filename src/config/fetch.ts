@@ -1,10 +1,10 @@
 /**
  * Settings of the safe fetcher (src/fetch): what kasir may download on a caller's behalf, how much and for how
- * long. FETCH_ALLOWED_HOSTS is dangerous: it lets callers make kasir reach the named private hosts.
+ * long, and the `host:port` form FETCH_ALLOWED_HOSTS is written and compared in. FETCH_ALLOWED_HOSTS is dangerous:
+ * it lets callers make kasir reach the named private hosts.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseAllowedHosts } from '../fetch/address-rule.js';
 import { int, type SettingsArea } from './setting.js';
 
 export const fetchEnvShape = {
@@ -31,6 +31,34 @@ export interface FetchConfig {
   resultMaxBytes: number;
   /** PEM certificates (FETCH_CA_FILE) trusted besides the bundled roots, by the fetcher and the screenshot browser. */
   extraCa: string[];
+}
+
+/** A URL's hostname as a bare host: IPv6 literals lose their brackets, names their trailing dot. */
+export function bareHost(hostname: string): string {
+  const host = hostname.toLowerCase();
+  if (host.startsWith('[') && host.endsWith(']')) return host.slice(1, -1);
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+/** `host:port` as FETCH_ALLOWED_HOSTS writes it (IPv6 hosts in brackets). */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Parses FETCH_ALLOWED_HOSTS (`host:port,host:port`, IPv6 hosts in brackets); bad entries are named in `problems`. */
+export function parseAllowedHosts(raw: string, problems: string[]): Set<string> {
+  const hosts = new Set<string>();
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    if (!part) continue;
+    const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(part);
+    const port = Number(m?.[2]);
+    if (!m?.[1] || port < 1 || port > 65535) {
+      problems.push(`FETCH_ALLOWED_HOSTS: "${part}" is not host:port`);
+      continue;
+    }
+    hosts.add(hostPort(bareHost(m[1]), port));
+  }
+  return hosts;
 }
 
 /** The certificates of a PEM file, each as its own PEM block; a missing or empty file is a named problem. */

@@ -68,6 +68,17 @@ export const PROVIDER_ENV = {
 } as const;
 export type ProviderName = keyof typeof PROVIDER_ENV;
 
+/**
+ * The self-hosted servers kasir reads model lists from, each named as its id prefix and provider: configured by
+ * their base URL alone (the key is optional).
+ */
+export const SELF_HOSTED_SERVERS = ['ollama', 'self-hosted'] as const;
+export type SelfHostedServer = (typeof SELF_HOSTED_SERVERS)[number];
+
+export function isSelfHosted(name: string): name is SelfHostedServer {
+  return (SELF_HOSTED_SERVERS as readonly string[]).includes(name);
+}
+
 /** How the README's provider table names each provider, and what it says besides the variables. */
 const PROVIDER_DOCS: Record<ProviderName, { label: string; keyNote?: string; baseUrlNote?: string }> = {
   openai: { label: 'OpenAI' },

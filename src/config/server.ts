@@ -3,7 +3,6 @@
  * the proxy in front, CORS, the admin token and the shutdown grace.
  */
 import { z } from 'zod';
-import type { CorsOrigins } from '../http/cors.js';
 import { bool, int, type SettingsArea, type Values } from './setting.js';
 
 const optionalUrl = z.url().optional();
@@ -92,6 +91,9 @@ export interface ServerConfig {
   /** Origins allowed to call the public routes from a browser (`*` or a list); null = CORS off. */
   corsOrigins: CorsOrigins | null;
 }
+
+/** `*`, or the exact origins allowed (CORS_ORIGINS; http/cors.ts applies them). */
+export type CorsOrigins = '*' | string[];
 
 /** `*`, `none` (or empty: off), or comma-separated origins (`https://app.example.com`), each checked. */
 function parseCorsOrigins(value: string, problems: string[]): CorsOrigins | null {

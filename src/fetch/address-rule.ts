@@ -5,6 +5,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { bareHost, hostPort } from '../config/fetch.js';
 
 /** One resolved address. */
 export interface ResolvedAddress {
@@ -53,18 +54,6 @@ function refusedRange(address: string): string | null {
   return range === 'unicast' ? null : `a ${range} address`;
 }
 
-/** A URL's hostname as a bare host: IPv6 literals lose their brackets, names their trailing dot. */
-export function bareHost(hostname: string): string {
-  const host = hostname.toLowerCase();
-  if (host.startsWith('[') && host.endsWith(']')) return host.slice(1, -1);
-  return host.endsWith('.') ? host.slice(0, -1) : host;
-}
-
-/** `host:port` as FETCH_ALLOWED_HOSTS writes it (IPv6 hosts in brackets). */
-export function hostPort(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 /**
  * Decides whether `host:port` may be connected to: resolves the name once (an IP literal is taken as it is), and
  * refuses when any of its addresses is not public (a name that resolves to a private address among public ones
@@ -105,20 +94,4 @@ export async function checkDestination(
     }
   }
   return { allowed: true, address: first, exempt };
-}
-
-/** Parses FETCH_ALLOWED_HOSTS (`host:port,host:port`, IPv6 hosts in brackets); bad entries are named in `problems`. */
-export function parseAllowedHosts(raw: string, problems: string[]): Set<string> {
-  const hosts = new Set<string>();
-  for (const part of raw.split(',').map((p) => p.trim())) {
-    if (!part) continue;
-    const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(part);
-    const port = Number(m?.[2]);
-    if (!m?.[1] || port < 1 || port > 65535) {
-      problems.push(`FETCH_ALLOWED_HOSTS: "${part}" is not host:port`);
-      continue;
-    }
-    hosts.add(hostPort(bareHost(m[1]), port));
-  }
-  return hosts;
 }

@@ -6,10 +6,10 @@
  * only exemption stays FETCH_ALLOWED_HOSTS.
  */
 
+import { bareHost, hostPort } from '../config/fetch.js';
 import type { Config } from '../config/load.js';
 import { PROVIDER_ENV, type ProviderName } from '../config/providers.js';
 import { DEFAULT_RPC_URLS, TOOL_UPSTREAMS, type ToolUpstreamName } from '../config/tools.js';
-import { bareHost, hostPort } from './address-rule.js';
 
 /** `host:port` of a URL, as FETCH_ALLOWED_HOSTS writes it; undefined for a URL that does not parse. */
 function hostPortOf(url: string): string | undefined {

@@ -1,8 +1,11 @@
+// The safe fetcher: the private-address rule and its FETCH_ALLOWED_HOSTS exemption, then redirects, size and
+// time caps, content types and headers of the SafeFetcher.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDestination, parseAllowedHosts, type Resolver, refusedAddress } from './address-rule.js';
+import { parseAllowedHosts } from '../config/fetch.js';
+import { checkDestination, type Resolver, refusedAddress } from './address-rule.js';
 import { FetchFailure } from './errors.js';
 import { type FetchPolicy, SafeFetcher } from './safe-fetch.js';
 

@@ -14,8 +14,9 @@ import type { LookupAddress } from 'node:dns';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
+import { bareHost } from '../config/fetch.js';
 import type { CallSignal } from '../http/call-signal.js';
-import { type AddressPolicy, bareHost, checkDestination, type ResolvedAddress } from './address-rule.js';
+import { type AddressPolicy, checkDestination, type ResolvedAddress } from './address-rule.js';
 import { FetchFailure } from './errors.js';
 
 export interface FetchPolicy extends AddressPolicy {

@@ -1,3 +1,5 @@
+// readJsonObject: JSON object bodies, their problems and the size limit, in memory and on a Node server's
+// request stream.
 import { type AddressInfo, connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { serve } from '@hono/node-server';

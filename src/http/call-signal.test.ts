@@ -1,3 +1,5 @@
+// CallAbort (a call's cancellation): its listeners and reason, and as an undici request signal cutting a
+// response.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';

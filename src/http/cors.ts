@@ -6,10 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import type { CorsOrigins } from '../config/server.js';
 import type { AppEnv } from './env.js';
-
-/** `*`, or the exact origins allowed. */
-export type CorsOrigins = '*' | string[];
 
 const PRIVATE = ['/dashboard', '/v1/admin', '/metrics'];
 

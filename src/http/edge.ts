@@ -5,9 +5,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { CorsOrigins } from '../config/server.js';
 import { accessLog, recordRequest } from './access-log.js';
 import { incomingIp } from './client-ip.js';
-import { type CorsOrigins, corsMiddleware, setCorsHeaders } from './cors.js';
+import { corsMiddleware, setCorsHeaders } from './cors.js';
 import type { AppEnv } from './env.js';
 import { type Exchange, sendJson } from './exchange.js';
 import type { Logger } from './logger.js';

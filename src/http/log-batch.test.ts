@@ -1,3 +1,5 @@
+// LogBatch: log lines gathered into batched writes, flushed on an interval and at exit, whole and in order
+// under pino.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Request metrics: counts and latency buckets per method, route and status, exported in the Prometheus
+// format.
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from './metrics.js';
 

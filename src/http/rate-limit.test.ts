@@ -1,3 +1,5 @@
+// RateLimiter: each client counted against its limit, and requests let through while its store fails or
+// stalls.
 import { describe, expect, it } from 'vitest';
 import type { KeyValue } from '../store/kv/kv.js';
 import { createMemoryKv } from '../store/kv/memory.js';

@@ -1,3 +1,5 @@
+// The prepaid books on each database: credits and debits by idempotency key, holds, captures and releases,
+// spend caps, key lookup by hash, the hold sweeper and the append-only ledger.
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
 import { fundedAccount } from '../../test/support/ledger.js';

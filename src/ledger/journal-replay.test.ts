@@ -1,3 +1,5 @@
+// Replay of the charge journal on each database: a dead instance's charges written once, and running
+// instances' journals left alone.
 import {
   appendFileSync,
   existsSync,

@@ -1,3 +1,5 @@
+// The PostgreSQL charge journal: charges committed as rows, shared INSERTs, and the adoption of a killed or
+// stopped owner's rows.
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDb } from '../../test/support/app.js';

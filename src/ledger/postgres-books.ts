@@ -5,6 +5,8 @@
  * PostgreSQL re-checks its WHERE against the latest committed row before updating it.
  * Written in SQL rather than the query builder because the builder cannot express these CTEs as prepared,
  * named statements, and these two statements run on every paid call.
+ * One idea, though long: the PostgreSQL dialect of the books (BooksDialect), most of its length the SQL statements
+ * each method runs.
  */
 import type pg from 'pg';
 import type { HoldTable } from '../store/schema.js';

@@ -1,3 +1,5 @@
+// Balance leases on each database: calls served from a lease, charges written in batches with their usage
+// rows, releases, failures of the write, and what a crashed instance leaves to the sweeper.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';

@@ -1,3 +1,4 @@
+// Usage records by settlement: whether a wallet payment is charged is found through an index, not a scan.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';

@@ -1,3 +1,4 @@
+// verifyNik: what a NIK says (region, birth date, gender, serial), its refusals, and the inputs it tolerates.
 import { describe, expect, it } from 'vitest';
 import { normalizeNik, parseDayMonthYear, parseGender, verifyNik } from './nik.js';
 

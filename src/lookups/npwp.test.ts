@@ -1,3 +1,4 @@
+// verifyNpwp and luhnValid: legacy 15-digit and 16-digit NPWPs, their Luhn check, branch and holder type.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { luhnValid, normalizeNpwp, verifyNpwp } from './npwp.js';

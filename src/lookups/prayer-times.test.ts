@@ -1,3 +1,4 @@
+// prayerTimes: Kemenag times against published tables, and the other methods and options.
 import { describe, expect, it } from 'vitest';
 import { parseIsoDate } from './dates.js';
 import { type DayTimes, describeMethod, offsetFromLongitude, prayerTimes } from './prayer-times.js';

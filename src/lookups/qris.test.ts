@@ -1,3 +1,5 @@
+// QRIS codes: the CRC-16, parseQris reading a code's fields, setQrisAmount making a static code dynamic, and
+// their properties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { amountProblem, crc16, parseQris, QrisParseError, setQrisAmount } from './qris.js';

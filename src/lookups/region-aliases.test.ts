@@ -1,3 +1,4 @@
+// Region aliases: common names of real regions, each with a public source, resolved to the official region.
 import { describe, expect, it } from 'vitest';
 import { regionAliases } from './region-aliases.js';
 import { searchRegions } from './region-search.js';

@@ -1,3 +1,5 @@
+// terbilang: numbers read out in Indonesian words (known readings and properties), rupiahPhrase and
+// parseWholeNumber.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseWholeNumber, rupiahPhrase, TERBILANG_MAX, terbilang } from './terbilang.js';

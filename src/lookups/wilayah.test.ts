@@ -1,3 +1,5 @@
+// The wilayah data (provinces, kabupaten/kota, kecamatan, the 2022 Papua codes), searchRegions and
+// typoDistance.
 import { describe, expect, it } from 'vitest';
 import { formerCodes } from './former-codes.js';
 import { searchRegions, suggestRegions, typoDistance } from './region-search.js';

@@ -1,3 +1,5 @@
+// The MCP server's tool list (names, prices, paging, what can be sold), a tool call as its HTTP request, and
+// spending caps.
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../catalog/load.js';
 import type { CatalogEntry } from '../catalog/types.js';

@@ -1,3 +1,4 @@
+// The media service on each database and blob store: storing, reading by range and deleting; and parseRange.
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

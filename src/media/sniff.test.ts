@@ -1,3 +1,4 @@
+// detectMediaType: what a file's first bytes say it is (markup-looking text as HTML, binary bytes not).
 import { describe, expect, it } from 'vitest';
 import { detectMediaType } from './sniff.js';
 

@@ -1,3 +1,5 @@
+// chatOutputMeter: the output of a chat call counted per choice, from the upstream's usage or, for a stream
+// cut short, from what was delivered.
 import { describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../catalog/chat-tokens.js';
 import { countTokens } from '../catalog/tokenizer.js';

@@ -1,3 +1,4 @@
+// upstreamBody: the chat body sent upstream states the quoted output ceiling in the field the model reads.
 import { describe, expect, it } from 'vitest';
 import type { ModelEntry } from '../catalog/types.js';
 import { upstreamBody } from './chat.js';

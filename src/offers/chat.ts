@@ -8,7 +8,7 @@ import type { ChatTarget } from '../providers/chat-router.js';
 import type { ChatRuntime } from '../providers/chat-runtime.js';
 import {
   CHAT_WIRE_FORMAT,
-  type ChatProviders,
+  chatModelAvailable,
   isChatProviderName,
   missingSettingOf,
 } from '../providers/registry.js';
@@ -36,11 +36,6 @@ function longCallRefusal(
       message: `a non-streamed answer of up to ${maxTokens} tokens may take longer than this server waits (${Math.round(callMs / 1000)} s); send "stream": true, or ask for at most ${limit} tokens`,
     },
   ]);
-}
-
-/** True when at least one of the model's targets can be reached from this server. */
-export function chatModelAvailable(entry: ModelEntry, chat: ChatProviders): boolean {
-  return targetsOf(entry).some((t) => chat.isConfigured(t.provider));
 }
 
 function targetsOf(entry: ModelEntry) {

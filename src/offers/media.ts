@@ -12,6 +12,7 @@ import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher, TrustedHosts } from '../fetch/safe-fetch.js';
 import { CallAbort, type CallSignal } from '../http/call-signal.js';
 import { ApiError, invalidInput } from '../http/errors.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { acceptedMediaType } from '../media/keys.js';
 import type { Media, MediaObject } from '../media/service.js';
 import { MediaTooLargeError, MediaTypeMismatchError } from '../media/store.js';
@@ -22,7 +23,6 @@ import type {
   MediaProvider,
   ProducedFile,
 } from '../providers/media/types.js';
-import { UpstreamError } from '../providers/types.js';
 import { audioSeconds, billedSeconds, lengthField } from './audio-length.js';
 import { type FileInputs, fileFields } from './media-files.js';
 

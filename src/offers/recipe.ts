@@ -10,7 +10,7 @@ import { imagePrompt, type PlannedStep, planRecipe } from '../catalog/recipe-pla
 import type { Catalog, CatalogEntry, RecipeEntry } from '../catalog/types.js';
 import type { Offer, OfferJob, RunContext } from '../checkout/offer.js';
 import { ApiError, invalidInput } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 
 export interface RecipeRuntime {
   catalog: Catalog;

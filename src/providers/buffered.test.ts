@@ -1,3 +1,4 @@
+// bufferedRequest: an upstream answer read whole, its size limits, and aborts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';

@@ -1,6 +1,7 @@
 /** The common (OpenAI) chat wire format as adapters read it, and the chunk frames they write in it. */
 import { randomBytes } from 'node:crypto';
-import { type ChatUsage, UpstreamError } from './types.js';
+import { UpstreamError } from '../http/upstream-error.js';
+import type { ChatUsage } from './types.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,11 +1,14 @@
+// The chat router: retries and fallbacks across targets for complete() and stream(), when it gives up, and
+// UpstreamError.retryable.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChatStream } from '../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../test/fakes/openai-upstream.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { type ChatTarget, createChatRouter, type FailedAttempt } from './chat-router.js';
 import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
 import { UpstreamPools } from './pools.js';
 import { notConfiguredError } from './registry.js';
-import { type CallContext, type ChatProvider, UpstreamError } from './types.js';
+import type { CallContext, ChatProvider } from './types.js';
 
 const ctx = (signal = new AbortController().signal): CallContext => ({ signal, requestId: 'req-1' });
 const body = { model: 'kasir/chat-model', messages: [{ role: 'user', content: 'Hi' }] };

@@ -1,13 +1,8 @@
 /** Runs one chat request against an ordered list of upstream targets: retries, then fallbacks, only before the first byte. */
 import { type CallSignal, pause } from '../http/call-signal.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { deferredStream } from './deferred-stream.js';
-import {
-  type CallContext,
-  type ChatCompletion,
-  type ChatProvider,
-  type ChatStreamEvent,
-  UpstreamError,
-} from './types.js';
+import type { CallContext, ChatCompletion, ChatProvider, ChatStreamEvent } from './types.js';
 
 /** One place a model can run: an adapter and the model id that upstream knows it by. */
 export interface ChatTarget {

@@ -1,3 +1,5 @@
+// createChatProviders: which chat providers are configured, the wire format each is built in, and how an
+// unconfigured one fails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../test/fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../../test/fakes/chat-upstream.js';

@@ -1,12 +1,13 @@
 /** Builds the chat adapters named in the configuration, and says which providers are configured. */
-import { isSelfHosted } from '../catalog/self-hosted.js';
+
 import type { Config } from '../config/load.js';
-import { PROVIDER_ENV, type ProviderName } from '../config/providers.js';
+import { isSelfHosted, PROVIDER_ENV, type ProviderName } from '../config/providers.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { createAnthropicProvider } from './anthropic/provider.js';
 import { createGeminiProvider } from './gemini/provider.js';
 import { createOpenAiCompatibleProvider } from './openai-compatible/provider.js';
 import { UpstreamPools } from './pools.js';
-import { type ChatProvider, UpstreamError } from './types.js';
+import type { ChatProvider } from './types.js';
 
 /** Which wire format each chat provider speaks. */
 export const CHAT_WIRE_FORMAT = {
@@ -38,6 +39,17 @@ export interface ChatProviders {
 
 export function isChatProviderName(name: string): name is ChatProviderName {
   return Object.hasOwn(CHAT_WIRE_FORMAT, name);
+}
+
+/** A chat model's upstreams as its catalog entry names them: the primary, then the fallbacks. */
+export interface ChatModelUpstreams {
+  upstream: { provider: string };
+  fallbacks?: ReadonlyArray<{ provider: string }>;
+}
+
+/** True when at least one of the model's targets can be reached from this server. */
+export function chatModelAvailable(entry: ChatModelUpstreams, chat: ChatProviders): boolean {
+  return [entry.upstream, ...(entry.fallbacks ?? [])].some((t) => chat.isConfigured(t.provider));
 }
 
 /** The setting an unconfigured provider is missing: its key, or for a self-hosted server (configured by its base URL alone) that URL. */

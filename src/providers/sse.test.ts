@@ -1,3 +1,5 @@
+// SSE parsing: the frame splitter, joinFrames, isSingleDataLine and dataLinePayload, readSseFrame and
+// objectKeyAt.
 import { describe, expect, it } from 'vitest';
 import {
   dataLinePayload,

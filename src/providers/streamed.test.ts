@@ -1,3 +1,5 @@
+// streamedRequest: an upstream stream read frame group by frame group, refusals, aborts, back-pressure and
+// connection reuse.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';

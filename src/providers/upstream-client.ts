@@ -4,10 +4,10 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import type { CallSignal } from '../http/call-signal.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { type BufferedAnswer, bufferedRequest } from './buffered.js';
 import type { UpstreamPools } from './pools.js';
 import { type StreamedAnswer, type StreamedFrames, streamedRequest } from './streamed.js';
-import { UpstreamError } from './types.js';
 import { classifyStatus, redact } from './upstream-refusal.js';
 
 export interface UpstreamClientOptions {

@@ -2,8 +2,9 @@
  * What an upstream's non-2xx answer means: the caller's input, kasir's own credentials, or a failure that may be
  * retried; with the upstream's message (one line, our key removed) for the caller.
  */
+
+import { UpstreamError } from '../http/upstream-error.js';
 import { retryAfterMs } from './retry-after.js';
-import { UpstreamError } from './types.js';
 
 /** The longest upstream message passed on to a caller. */
 const MESSAGE_LIMIT = 500;

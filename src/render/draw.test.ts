@@ -1,3 +1,4 @@
+// Drawing a card on the worker pool: the same bytes as on the event loop, and the event loop left responsive.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkerPool } from '../workers/pool.js';

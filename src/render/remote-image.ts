@@ -9,7 +9,7 @@ import { FetchFailure } from '../fetch/errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { CallSignal } from '../http/call-signal.js';
 import { invalidInput } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 
 /** Formats resvg draws (WebP is not among them in the resvg-js release used). */
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif'];

@@ -1,3 +1,5 @@
+// The admin API and balance route on each database (accounts, keys, credits, ledger pages), the API absent
+// without ADMIN_TOKEN, and rate limits per account and key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, startKasir, type TestKasir } from '../../test/support/app.js';
 

@@ -1,3 +1,5 @@
+// The catalog routes: GET /v1/models, GET /v1/schema, GET and POST /v1/price, GET /v1/consult, and their
+// place in /openapi.json and /skill.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKasir, type TestKasir } from '../../test/support/app.js';
 

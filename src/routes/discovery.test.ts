@@ -1,3 +1,4 @@
+// The discovery documents: openapi.json, the onboarding document and the x402 discovery document.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKasir, type TestKasir } from '../../test/support/app.js';

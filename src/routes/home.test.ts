@@ -1,3 +1,4 @@
+// GET / (a JSON index for agents, a landing page for browsers), the favicon and /llms.txt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKasir, type TestKasir } from '../../test/support/app.js';
 

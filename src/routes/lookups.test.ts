@@ -1,3 +1,5 @@
+// The free lookup routes over HTTP (wilayah, prayer-times, verify-nik, verify-npwp, qris, terbilang) and
+// their OpenAPI description.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKasir, type TestKasir } from '../../test/support/app.js';
 import type { NikVerification } from '../lookups/nik.js';

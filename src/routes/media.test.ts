@@ -1,3 +1,4 @@
+// The media routes on each database and blob store: upload, serving with ranges, and their refusals.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// POST /v1/tools/{name} on each database: unknown tools, tools this server lacks a setting for, and the body
+// limit, all answered before any charge.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../../test/support/app.js';
 import { type PaidKasir, startPaidKasir } from '../../test/support/paid.js';

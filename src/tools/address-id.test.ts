@@ -1,3 +1,4 @@
+// tools/address-id on each database: an address's parts from the model, checked against the official regions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../../test/support/app.js';
 import { startToolKit, type ToolKit } from '../../test/support/tool-kit.js';

@@ -1,3 +1,4 @@
+// tools/defi-tvl on each database: a protocol's or chain's TVL from DefiLlama, and its refusals and failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDefiLlama } from '../../test/fakes/defillama.js';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';

@@ -1,3 +1,4 @@
+// tools/dex-pairs on each database: DEX pairs from DexScreener, cache hits, empty answers and refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDexScreener } from '../../test/fakes/dexscreener.js';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';

@@ -1,3 +1,5 @@
+// tools/domain-lookup on each database: registration (RDAP), DNS and mail policy of a domain, degraded
+// sections, and the missing bootstrap file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDns, startFakeDns } from '../../test/fakes/dns-server.js';
 import { type FakeRdap, startFakeRdap } from '../../test/fakes/rdap.js';

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { parse } from 'tldts';
 import { ApiError, invalidInput } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import type { ToolFactory } from './types.js';
 import { dnsClient, RECORD_TYPES, type RecordType, type RecordValue } from './upstreams/dns.js';
 import { rdapClient } from './upstreams/rdap.js';

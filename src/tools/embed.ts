@@ -2,7 +2,7 @@
  * tools/embed: embedding vectors from the deployment's one embedding model (EMBED_PROVIDER, EMBED_MODEL), so every
  * vector a deployment hands out lives in one space; the default model is multilingual.
  */
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import type { ToolFactory } from './types.js';
 import { openAiCompatible } from './upstreams/openai-compatible.js';
 

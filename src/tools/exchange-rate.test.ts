@@ -1,3 +1,5 @@
+// tools/exchange-rate on each database: conversions through the ECB's dollar table, refusals, upstream
+// failures and Retry-After.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeFrankfurter } from '../../test/fakes/frankfurter.js';

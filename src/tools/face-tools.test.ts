@@ -1,3 +1,5 @@
+// The face tools (face-detect, face-embed, face-compare) on each database: answers, uploaded media deleted,
+// and refusals.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';

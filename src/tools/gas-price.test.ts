@@ -1,3 +1,5 @@
+// tools/gas-price on each database: gas from eth_feeHistory (or eth_gasPrice) priced in dollars, and
+// refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCoinGecko } from '../../test/fakes/coingecko.js';
 import { type FakeRpcNode, startFakeRpcNode } from '../../test/fakes/json-rpc-node.js';

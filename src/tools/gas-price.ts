@@ -3,7 +3,7 @@
  * priority fee of recent blocks, from eth_feeHistory; eth_gasPrice where a node has no fee history), and what
  * `gasLimit` gas costs in the native coin and in dollars.
  */
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import type { ToolDeps, ToolFactory } from './types.js';
 import { chainRpc } from './upstreams/json-rpc.js';
 import { sig } from './upstreams/numbers.js';

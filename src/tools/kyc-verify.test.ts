@@ -1,3 +1,5 @@
+// tools/kyc-verify on each database: a document read and its photo compared with a selfie, refusals, and
+// uploaded media deleted.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';

@@ -1,3 +1,5 @@
+// tools/market-brief on each database: prices, gas and DeFi in one call, degraded sections and whole
+// failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCoinGecko } from '../../test/fakes/coingecko.js';
 import { startFakeDefiLlama, startFakeDefiLlamaCoins } from '../../test/fakes/defillama.js';

@@ -5,7 +5,7 @@
  * section fails the call fails, uncharged.
  */
 import { invalidInput } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { gasQuoter, NATIVE } from './gas-price.js';
 import type { ToolFactory } from './types.js';
 import { defillama } from './upstreams/defillama.js';

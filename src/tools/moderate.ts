@@ -2,7 +2,7 @@
  * tools/moderate: a moderation model's judgement of a text (MODERATION_PROVIDER's /moderations, MODERATION_MODEL):
  * whether it is flagged and for which categories. A model judgement, not a legal determination.
  */
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import type { ToolFactory } from './types.js';
 import { openAiCompatible } from './upstreams/openai-compatible.js';
 

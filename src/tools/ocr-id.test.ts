@@ -1,3 +1,5 @@
+// tools/ocr-id on each database: a KTP read and its NIK checked against the card, NPWP and passport numbers,
+// and refusals.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../../test/support/app.js';

@@ -1,3 +1,4 @@
+// tools/perp-markets on each database: Hyperliquid perpetual markets with funding, and refusals and failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeHyperliquid } from '../../test/fakes/hyperliquid.js';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';

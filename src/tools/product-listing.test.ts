@@ -1,3 +1,5 @@
+// tools/product-listing: a listing written from a photo by the vision model, over a JSON-schema response or
+// (on Anthropic) one forced function call.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../../test/support/app.js';

@@ -1,3 +1,4 @@
+// tools/rpc on each database: read calls relayed to a chain's node, and what is refused before any node call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeRpcNode, startFakeRpcNode } from '../../test/fakes/json-rpc-node.js';
 import { DB_TARGETS } from '../../test/support/app.js';

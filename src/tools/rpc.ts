@@ -5,7 +5,7 @@
  * that is rate-limiting or failing is a 502.
  */
 import { ApiError, invalidInput } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import type { ToolFactory } from './types.js';
 import { chainRpc } from './upstreams/json-rpc.js';
 

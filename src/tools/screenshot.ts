@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { checkDestination } from '../fetch/address-rule.js';
 import { ApiError, invalidInput } from '../http/errors.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { saveBuffer } from '../media/service.js';
-import { UpstreamError } from '../providers/types.js';
 import { ScreenshotBrowser } from '../screenshot/browser.js';
 import type { ToolFactory } from './types.js';
 

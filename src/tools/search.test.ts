@@ -1,3 +1,5 @@
+// tools/search on each database: web search through the providers in order, cache hits, empty results and
+// failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';
 import {

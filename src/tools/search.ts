@@ -2,7 +2,7 @@
  * tools/search: web search through the configured providers in order; one that fails, times out or is
  * rate-limiting is skipped for the next, and the first answer (even an empty one) is the result.
  */
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../http/upstream-error.js';
 import { searchProviders } from './search/providers.js';
 import type { ToolFactory } from './types.js';
 

@@ -1,3 +1,5 @@
+// tools/stock-filings and tools/stock-fundamentals: SEC EDGAR filings and facts, refusals, and the tools
+// without SEC_USER_AGENT or the ticker list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';
 import { startFakeSecEdgar } from '../../test/fakes/sec-edgar.js';

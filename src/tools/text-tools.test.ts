@@ -1,3 +1,5 @@
+// tools/embed and tools/moderate on each database: embeddings and moderation, limits, provider failures and
+// answers too large to cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeJsonUpstream } from '../../test/fakes/json-upstream.js';
 import { startFakeOpenAiText } from '../../test/fakes/openai-text.js';

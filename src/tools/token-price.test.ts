@@ -1,3 +1,4 @@
+// tools/token-price on each database: prices through CoinGecko, DefiLlama as the fallback, and failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCoinGecko } from '../../test/fakes/coingecko.js';
 import { startFakeDefiLlamaCoins } from '../../test/fakes/defillama.js';

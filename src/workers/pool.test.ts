@@ -1,3 +1,4 @@
+// The worker pool: threads started on first use, 0 threads on the event loop, overload refused with 503.
 import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';

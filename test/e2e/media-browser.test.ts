@@ -1,3 +1,4 @@
+// Served media in a real browser: an uploaded SVG or a disguised HTML page runs no script.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,5 @@
+// The Anthropic adapter: the common chat request mapped to Anthropic's (toAnthropicRequest), calls against
+// the fake Anthropic API, and translateAnthropicStream.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeThinkingSignature, startFakeAnthropic } from '../../../test/fakes/anthropic-upstream.js';
 import {

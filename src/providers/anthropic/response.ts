@@ -1,7 +1,9 @@
 /** Maps an Anthropic Messages API answer (message, stop reason, usage) to the common chat-completion format. */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import { type FinishReason, type JsonObject, newCompletionId, nowSeconds, usageOf } from '../chat-format.js';
 import { ANTHROPIC_REASONING_FORMAT, type ReasoningDetail } from '../reasoning-details.js';
-import { type ChatCompletion, type ChatUsage, UpstreamError } from '../types.js';
+import type { ChatCompletion, ChatUsage } from '../types.js';
 
 /** end_turn/stop_sequence/pause_turn → stop, max_tokens → length, tool_use → tool_calls, refusal → content_filter. */
 export function finishReasonOf(stopReason: unknown): FinishReason | null {

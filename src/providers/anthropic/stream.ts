@@ -1,10 +1,11 @@
 /** Translates Anthropic's streaming event sequence into chat.completion.chunk frames, delta by delta. */
 import type { CallSignal } from '../../http/call-signal.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { type ChunkIdentity, chunkFrame, type JsonObject, nowSeconds } from '../chat-format.js';
 import { ANTHROPIC_REASONING_FORMAT } from '../reasoning-details.js';
 import { jsonFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
-import { type ChatStreamEvent, UpstreamError } from '../types.js';
+import type { ChatStreamEvent } from '../types.js';
 import type { UpstreamClient } from '../upstream-client.js';
 import { finishReasonOf, usageFromAnthropic } from './response.js';
 

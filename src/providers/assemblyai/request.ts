@@ -2,8 +2,9 @@
  * AssemblyAI's requests: `POST /v2/upload` takes the raw bytes of a file the caller sent inline (answering
  * `{ upload_url }`), and `POST /v2/transcript` takes `{ audio_url, speech_models: [model], …options }`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { FileValue, MediaCall } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 /** The file input as the adapter got it: a public URL AssemblyAI fetches, or bytes kasir uploads first. */
 export function audioInput(call: MediaCall): FileValue {

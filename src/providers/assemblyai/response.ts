@@ -3,8 +3,9 @@
  * utterances, error, … }`. A completed transcript is the answer as it stands; an errored one carries its reason in
  * `error` (an audio file it could not read or download is the caller's fault).
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 interface Transcript {
   id: string;

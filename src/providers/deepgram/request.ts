@@ -4,8 +4,9 @@
  * their content type. `callback` is not passed on: with it Deepgram answers only a request id and posts the
  * transcript elsewhere, while kasir must hand the transcript to the caller who paid for it.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaCall } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const NOT_SENT = new Set(['url', 'callback']);
 

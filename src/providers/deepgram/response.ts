@@ -3,8 +3,9 @@
  * [{ alternatives: [{ transcript, confidence, words }] }], utterances?, … } }`. kasir answers it as it stands, with
  * `text` (the first channel's best transcript) beside it, as every transcription's output has.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 export function deepgramTranscript(answer: unknown): MediaOutput {
   const body = answer as {

@@ -3,8 +3,9 @@
  * from the `output_format` asked for: `mp3_44100_128`, `pcm_16000`, `opus_48000_64`, `ulaw_8000`, …); a
  * transcription is `{ language_code, language_probability, text, words }`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const FORMAT_TYPES: Record<string, string> = {
   mp3: 'audio/mpeg',

@@ -3,8 +3,9 @@
  * (IN_QUEUE, IN_PROGRESS, COMPLETED, the last with `error` when the run failed) and a model's output, whose files
  * are fal File objects (`{ url, content_type, file_name, file_size }`) under keys such as `images`, `video`, `audio`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, ProducedFile, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const asRecord = (v: unknown): Record<string, unknown> | null =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;

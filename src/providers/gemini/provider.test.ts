@@ -1,3 +1,5 @@
+// The Gemini adapter: the common chat request mapped to Gemini's (toGeminiRequest), and calls against the
+// fake Gemini API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   expectStreamFailureAfterFirstByte,

@@ -1,4 +1,6 @@
 /** Maps Gemini API answers (candidates, finish reasons, usage metadata) to the common chat-completion format. */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import {
   type FinishReason,
   type JsonObject,
@@ -7,7 +9,7 @@ import {
   nowSeconds,
   usageOf,
 } from '../chat-format.js';
-import { type ChatCompletion, type ChatUsage, UpstreamError } from '../types.js';
+import type { ChatCompletion, ChatUsage } from '../types.js';
 
 const FILTERED = new Set([
   'SAFETY',

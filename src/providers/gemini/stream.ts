@@ -1,5 +1,6 @@
 /** Translates Gemini's streamed GenerateContentResponse events into chat.completion.chunk frames. */
 import type { CallSignal } from '../../http/call-signal.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import {
   type ChunkIdentity,
   chunkFrame,
@@ -9,7 +10,7 @@ import {
 } from '../chat-format.js';
 import { jsonFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
-import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
+import type { ChatStreamEvent, ChatUsage } from '../types.js';
 import type { UpstreamClient } from '../upstream-client.js';
 import { finishReasonOf, partsOf, usageFromGemini } from './response.js';
 

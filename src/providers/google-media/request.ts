@@ -8,8 +8,9 @@
  * - Gemini image models: `POST /v1beta/models/{model}:generateContent` with the prompt and reference images as parts
  *   and `generationConfig: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio, imageSize } }`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { FileValue, MediaCall } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 export type GoogleFamily = 'imagen' | 'veo' | 'gemini';
 

@@ -7,8 +7,9 @@
  * - Veo's long-running operation `{ name, done, error?: { code, message }, response: { generateVideoResponse: {
  *   generatedSamples: [{ video: { uri } }], raiMediaFilteredReasons? } } }`, read again at `GET /v1beta/{name}`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, ProducedFile, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const refused = (why: string) =>
   new UpstreamError('bad_request', `google refused the request: ${why}`, { upstreamMessage: why });

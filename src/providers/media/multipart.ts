@@ -3,7 +3,7 @@
  * format), the model id under the provider's field name, every other input as a text part. Encoded by the
  * platform's FormData, not by hand.
  */
-import { UpstreamError } from '../types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { FileValue, MediaCall } from './types.js';
 
 const EXTENSIONS: Record<string, string> = {

@@ -4,7 +4,7 @@
  */
 import type { ProviderConfig, ProviderName } from '../../config/providers.js';
 import { CallAbort, type CallSignal, pause } from '../../http/call-signal.js';
-import { UpstreamError } from '../types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { providerBase } from './base.js';
 import { type ReadRetryPolicy, retryingReads } from './read-retry.js';
 import type { MediaCall, MediaOutput, MediaProvider, MediaQueue } from './types.js';

@@ -1,6 +1,6 @@
 // Which failed reads of a queued job are retried, and how long kasir waits before each retry.
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { isTransient, retryDelay } from './read-retry.js';
 
 const failed = (status?: number, extra: Partial<UpstreamError['options']> = {}) =>

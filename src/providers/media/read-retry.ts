@@ -6,7 +6,7 @@
  * Submits are never retried here: a repeated submit could start (and bill) the job twice.
  */
 import { CallAbort, type CallSignal, pause } from '../../http/call-signal.js';
-import { UpstreamError } from '../types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaQueue } from './types.js';
 
 /** Counts retries and give-ups, by provider and by read (`status`, `result`). */

@@ -1,5 +1,4 @@
 /** Builds the media adapters (fal, OpenAI with Sora, Replicate, ElevenLabs, AssemblyAI, Deepgram, Runway, MiniMax, Google) from the configuration, and says which catalog models they run. */
-import type { ModelEntry } from '../../catalog/types.js';
 import type { Config } from '../../config/load.js';
 import type { ProviderName } from '../../config/providers.js';
 import { createAssemblyAiProvider } from '../assemblyai/provider.js';
@@ -16,9 +15,16 @@ import { UpstreamClient } from '../upstream-client.js';
 import type { ReadObserver } from './read-retry.js';
 import type { MediaProvider } from './types.js';
 
+/** What the registry reads of a catalog model entry to pick its adapter. */
+export interface MediaModelRef {
+  category: string;
+  upstream: { provider: string };
+  output: string;
+}
+
 export interface MediaProviders {
   /** The adapter that runs this model, or undefined when kasir has none for its provider or its kind. */
-  forEntry(entry: ModelEntry): MediaProvider | undefined;
+  forEntry(entry: MediaModelRef): MediaProvider | undefined;
   close(): Promise<void>;
 }
 

@@ -4,8 +4,9 @@
  * (sensitive content), 1039 (too long), 1042 (invalid characters) and 2013 (invalid parameters) are the caller's
  * input; 1004 and 2049 are kasir's key; the rest (1000, 1001, 1002, 1008, 1013, …) are MiniMax's own failures.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const CALLER_FAULT = new Set([1026, 1027, 1039, 1042, 2013]);
 const KEY_FAULT = new Set([1004, 2049]);

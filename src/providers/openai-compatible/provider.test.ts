@@ -1,9 +1,12 @@
+// The OpenAI-compatible adapter against a fake upstream: complete(), stream() and failures,
+// relayOpenAiStream, and xAI's usage in the common semantics.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectStreamFailureAfterFirstByte, readChatStream } from '../../../test/fakes/chat-upstream.js';
 import { type FakeUpstream, startFakeOpenAI } from '../../../test/fakes/openai-upstream.js';
 import { framesOf } from '../../../test/support/frames.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { UpstreamPools } from '../pools.js';
-import { type CallContext, type ChatProvider, type ChatStreamEvent, UpstreamError } from '../types.js';
+import type { CallContext, ChatProvider, ChatStreamEvent } from '../types.js';
 import { UpstreamClient } from '../upstream-client.js';
 import { createOpenAiCompatibleProvider } from './provider.js';
 import { relayOpenAiStream } from './stream.js';

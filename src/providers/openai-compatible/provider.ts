@@ -1,8 +1,10 @@
 /** Chat adapter for upstreams that speak the OpenAI wire format: OpenAI, OpenRouter, Together, Groq, DeepSeek, xAI, Ollama, vLLM. */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import { type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import { deferredStream } from '../deferred-stream.js';
 import type { UpstreamPools } from '../pools.js';
-import { type ChatCompletion, type ChatProvider, UpstreamError } from '../types.js';
+import type { ChatCompletion, ChatProvider } from '../types.js';
 import { UpstreamClient } from '../upstream-client.js';
 import { relayOpenAiStream, usageFrom } from './stream.js';
 

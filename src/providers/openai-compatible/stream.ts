@@ -1,9 +1,10 @@
 /** Relays an OpenAI-compatible SSE stream as the upstream's bytes, a network read at a time, lifting out the usage. */
 import type { CallSignal } from '../../http/call-signal.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { type ChunkIdentity, type JsonObject, newCompletionId, nowSeconds } from '../chat-format.js';
 import { dataLinePayload, isSingleDataLine, joinFrames, objectKeyAt, readSseFrame } from '../sse.js';
 import type { StreamedFrames } from '../streamed.js';
-import { type ChatStreamEvent, type ChatUsage, UpstreamError } from '../types.js';
+import type { ChatStreamEvent, ChatUsage } from '../types.js';
 import type { UpstreamClient } from '../upstream-client.js';
 
 const DONE = '[DONE]';

@@ -4,10 +4,10 @@
  * `GET /videos/{id}/content`).
  */
 import type { ProviderConfig } from '../../config/providers.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { providerBase } from '../media/base.js';
 import { type PollTiming, queuedProvider } from '../media/queue.js';
 import type { MediaProvider, MediaQueue } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 import type { UpstreamClient } from '../upstream-client.js';
 import { openAiHeaders, openAiTrustedHosts, SPEECH_ANSWER_LIMIT } from './config.js';
 import { openAiJsonBody, transcriptionBody, videoBody } from './request.js';

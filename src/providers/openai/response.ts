@@ -2,8 +2,9 @@
  * OpenAI's media answers, read: images as `{ created, data: [{ b64_json | url, revised_prompt }] }`, speech as the
  * audio bytes themselves, transcriptions as `{ text, … }` (json, verbose_json) or plain text (text, srt, vtt).
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, ProducedFile } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 

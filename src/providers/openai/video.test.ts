@@ -1,6 +1,6 @@
 // OpenAI's video object as the Sora adapter reads it: statuses, refusals, malformed answers, the content URL.
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { video, videoContent, videoState } from './video.js';
 
 const object = (fields: Record<string, unknown>) => ({

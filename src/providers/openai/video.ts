@@ -4,8 +4,9 @@
  * video's file is `GET /videos/{id}/content?variant=video` on the API's own host, downloaded with the key; a failed
  * one names its reason in `error` (a moderation refusal is the caller's input).
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 export interface Video {
   id: string;

@@ -4,8 +4,9 @@
  * output, error, urls: { get, cancel } }`. A media model's `output` is a file URL or a list of them (on
  * replicate.delivery, or data URIs); a failed prediction carries its reason in `error`.
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, ProducedFile, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 interface Prediction {
   id: string;

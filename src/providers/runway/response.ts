@@ -4,8 +4,9 @@
  * one gives its reason in `failure` and its class in `failureCode` (`SAFETY.*` and `ASSET.INVALID` are the
  * caller's input).
  */
+
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { MediaOutput, QueueState } from '../media/types.js';
-import { UpstreamError } from '../types.js';
 
 interface Task {
   id: string;

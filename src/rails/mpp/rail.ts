@@ -6,6 +6,9 @@
  * the payer: a pull payment (a Tempo transaction the payer signed) is verified before the call and broadcast only
  * after it succeeded; a card is authorized before and captured after; a push payment (already on-chain; accepted
  * only with a refund wallet) is sent back when the call fails (see authorization.ts). mppx verifies and broadcasts.
+ * One idea, though long: what a Payment credential buys, decided in authorize() — whose pull-payment branch and the
+ * claim it keeps in the MPP store (broadcasting, paid, remaking, settled; `remake`) are one state machine, read and
+ * written only here.
  */
 import { createHash } from 'node:crypto';
 import { Challenge, Credential, Errors, PaymentRequest, Receipt, type Store } from 'mppx';

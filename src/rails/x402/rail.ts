@@ -5,44 +5,21 @@
  * on success → `PAYMENT-RESPONSE`. A failed call releases the lock and settles nothing. A payment that settled and
  * whose answer was not stored (its process died in between) buys its answer again, once, when it is sent again
  * (see `again`). The schemes, signatures and transaction formats are @x402/*'s; this file decides what is accepted
- * where and keeps the books.
+ * where and locks each payment to one call; authorization.ts settles it once the call's outcome is known.
  */
 
 import { createHash } from 'node:crypto';
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from '@x402/core/http';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { PaymentPayload } from '@x402/core/types';
 import { X402_FAMILIES, type X402Config, type X402Family } from '../../config/x402.js';
 import type { Logger } from '../../http/logger.js';
-import {
-  handOverWalletPayment,
-  lockWalletPayment,
-  reclaimPaidWalletPayment,
-  recordWalletUsage,
-  releaseWalletPayment,
-  settleWalletPayment,
-  unclaimPaidWalletPayment,
-  walletPayment,
-  walletUsageCharged,
-} from '../../ledger/wallet-payments.js';
+import { lockWalletPayment, reclaimPaidWalletPayment, walletPayment } from '../../ledger/wallet-payments.js';
 import type { Db } from '../../store/db.js';
-import type {
-  Authorization,
-  PaidRequest,
-  Payer,
-  Pricing,
-  Rail,
-  RailChallenge,
-  RailReceipt,
-  UsageFacts,
-} from '../types.js';
+import type { PaidRequest, Pricing, Rail, RailChallenge } from '../types.js';
 import { PaymentRefusal } from '../types.js';
-import { usageRow } from '../usage.js';
 import { baseUnits } from './amounts.js';
+import { type Offered, X402Authorization } from './authorization.js';
 import { BoundedCache, type Chain, memoRetry } from './chain.js';
 import { bazaarExtension } from './discovery.js';
 import { claimedPayer, paymentIdentity } from './identity.js';
@@ -59,12 +36,6 @@ interface Detail {
   payload: PaymentPayload | null;
   /** Why the header could not be read, when it could not. */
   unreadable?: string;
-}
-
-/** The payment's requirements on one chain, for one quote. */
-interface Offered {
-  chain: Chain;
-  requirements: PaymentRequirements;
 }
 
 export interface X402RailDeps {
@@ -84,6 +55,7 @@ export function createX402Rail(deps: X402RailDeps): Rail {
     );
   }
   const ready = memoRetry(() => server.initialize());
+  const settlement = { db, server };
 
   /**
    * Every accepted (chain, asset) at the quote, for the route's family; a chain that cannot be read is skipped
@@ -169,98 +141,6 @@ export function createX402Rail(deps: X402RailDeps): Rail {
   const inProgress = () =>
     refuse('payment_in_progress', 'this payment is paying for a call that is running now');
 
-  class X402Authorization implements Authorization {
-    constructor(
-      readonly payer: Payer,
-      readonly amountMicroUsd: number,
-      private readonly payload: PaymentPayload,
-      private readonly chosen: Offered,
-      private readonly lockId: string,
-      private readonly route: string,
-      /** The payment already settled in this transaction (its answer is being made again): nothing to settle. */
-      private readonly settledTx: string | null = null,
-    ) {}
-
-    private async record(usage: UsageFacts, charged: number, txId: string | null) {
-      const row = usageRow(usage, { rail: 'x402', payer: this.payer, chargedMicroUsd: charged });
-      await recordWalletUsage(db, row, {
-        route: this.route,
-        network: this.chosen.chain.config.network,
-        txId,
-      });
-    }
-
-    /** The answer's headers and receipt for a settlement, and the hand-over that marks the payment spent for good. */
-    private receipt(settled: SettleResponse): RailReceipt {
-      return {
-        headers: { 'payment-response': encodePaymentResponseHeader(settled) },
-        receipt: {
-          rail: 'x402',
-          network: settled.network,
-          transaction: settled.transaction,
-          payer: settled.payer ?? this.payer.address,
-          asset: this.chosen.requirements.asset,
-          amount: this.chosen.requirements.amount,
-          charged_micro_usd: this.amountMicroUsd,
-        },
-        // Called once the answer is stored for replay, right before it is handed over (see PaidCall).
-        commit: () => handOverWalletPayment(db, this.lockId),
-      };
-    }
-
-    async capture(usage: UsageFacts): Promise<RailReceipt> {
-      if (this.settledTx !== null) {
-        // Settled before by a call that never stored its answer: charged then (its usage record, if it got that far),
-        // so charged here only if it did not.
-        if (!(await walletUsageCharged(db, this.settledTx)))
-          await this.record(usage, this.amountMicroUsd, this.settledTx);
-        return this.receipt({
-          success: true,
-          transaction: this.settledTx,
-          network: this.chosen.requirements.network,
-          payer: this.payer.address ?? undefined,
-        } as SettleResponse);
-      }
-      let settled: SettleResponse;
-      try {
-        settled = await server.settlePayment(this.payload, this.chosen.requirements);
-      } catch (err) {
-        settled = {
-          success: false,
-          errorReason: 'settlement_error',
-          errorMessage: (err as Error).message,
-          transaction: '',
-          network: this.chosen.requirements.network,
-        } as SettleResponse;
-      }
-      if (!settled.success) {
-        await releaseWalletPayment(db, this.lockId);
-        await this.record({ ...usage, httpStatus: 402, errorCode: 'payment_failed' }, 0, null);
-        throw new PaymentRefusal(
-          'payment_failed',
-          `the payment verified but could not be settled (${settled.errorReason ?? 'unknown reason'}), so the result is withheld`,
-          { reason: settled.errorReason ?? null, message: settled.errorMessage ?? null },
-          { 'payment-response': encodePaymentResponseHeader(settled) },
-        );
-      }
-      await settleWalletPayment(db, this.lockId, settled.transaction);
-      await this.record(usage, this.amountMicroUsd, settled.transaction);
-      return this.receipt(settled);
-    }
-
-    async void(usage: UsageFacts): Promise<RailReceipt> {
-      // A settled payment stays settled: its answer may be asked for again.
-      if (this.settledTx !== null) await unclaimPaidWalletPayment(db, this.lockId);
-      else await releaseWalletPayment(db, this.lockId);
-      await this.record(usage, 0, null);
-      return { headers: {}, receipt: { rail: 'x402', charged_micro_usd: 0 } };
-    }
-
-    streamHeaders(): Record<string, string> {
-      return {};
-    }
-  }
-
   /**
    * The transaction in which this payment already settled to its pay-to, when its chain can tell (null else, or when
    * the chain cannot be read: the payment is then refused as it would have been).
@@ -344,7 +224,16 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       };
       /** The call that makes the answer of a payment that settled in `tx` and never got it (see `again`). */
       const redo = (tx: string) =>
-        new X402Authorization(payer, pricing.quote.costMicroUsd, payload, chosen, id, req.path, tx);
+        new X402Authorization(
+          settlement,
+          payer,
+          pricing.quote.costMicroUsd,
+          payload,
+          chosen,
+          id,
+          req.path,
+          tx,
+        );
       const known = await walletPayment(db, id);
       // A payment spent here before is named as such (its chain would only say the simulation failed).
       if (known?.state === 'settled') throw replayed();
@@ -379,6 +268,7 @@ export function createX402Rail(deps: X402RailDeps): Rail {
       if (lock === 'settled') throw replayed();
       if (lock !== 'locked') throw inProgress();
       return new X402Authorization(
+        settlement,
         { ...payer, address },
         pricing.quote.costMicroUsd,
         payload,

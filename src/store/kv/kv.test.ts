@@ -1,3 +1,5 @@
+// The key-value store (memory and Redis): get/set/delete, expiry, claims, fixed-window counters and shared
+// prefixes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, redisUp } from '../../../test/support/services.js';

@@ -1,3 +1,4 @@
+// The face model on a worker thread finds what it finds on the event loop.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

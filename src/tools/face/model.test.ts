@@ -1,3 +1,5 @@
+// The local face model on the committed calibration photos: faces found, and same-person scores against the
+// match threshold.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';

@@ -4,7 +4,7 @@
  */
 import type { SearchProviderName, ToolsConfig } from '../../config/tools.js';
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { JsonUpstream } from '../upstreams/json-upstream.js';
 import type { ToolHttp } from '../upstreams/tool-http.js';
 

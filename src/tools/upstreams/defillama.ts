@@ -3,7 +3,7 @@
  * (GET /v2/chains), and current coin prices (coins.llama.fi GET /prices/current/{coins}).
  */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 import { num } from './numbers.js';

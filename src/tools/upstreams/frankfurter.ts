@@ -1,6 +1,6 @@
 /** Frankfurter (ECB reference rates, https://frankfurter.dev/v1/): the latest table against the US dollar. */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 

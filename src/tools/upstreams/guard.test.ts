@@ -1,10 +1,12 @@
+// The tools' private-address guard on their upstreams (FETCH_ALLOWED_HOSTS its exemption), and Retry-After
+// parsing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeFrankfurter } from '../../../test/fakes/frankfurter.js';
 import type { FakeJsonUpstream } from '../../../test/fakes/json-upstream.js';
 import { loadConfig } from '../../config/load.js';
 import { CallAbort } from '../../http/call-signal.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { retryAfterMs } from '../../providers/retry-after.js';
-import { UpstreamError } from '../../providers/types.js';
 import { isPublicAddress } from './guard.js';
 import { JsonUpstream } from './json-upstream.js';
 import { createToolHttp } from './tool-http.js';

@@ -5,7 +5,8 @@
  */
 import { type LookupAddress, type LookupOptions, lookup } from 'node:dns';
 import { isIP } from 'node:net';
-import { bareHost, hostPort, refusedAddress } from '../../fetch/address-rule.js';
+import { bareHost, hostPort } from '../../config/fetch.js';
+import { refusedAddress } from '../../fetch/address-rule.js';
 
 /** True for a globally routable unicast address (the safe fetcher's rule). */
 export function isPublicAddress(ip: string): boolean {

@@ -1,6 +1,6 @@
 /** Hyperliquid's info API (POST /info, https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/info-endpoint). */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 

@@ -3,7 +3,7 @@
  * the node's error object. Each chain is its own upstream (gate, name in messages).
  */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 

@@ -4,7 +4,7 @@
  * (a 429 also pauses the upstream for its Retry-After).
  */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import { classifyStatus, redact } from '../../providers/upstream-refusal.js';
 import type { ToolHttp } from './tool-http.js';
 

@@ -4,7 +4,7 @@
  * best-known coins' ids).
  */
 import type { CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { defillama } from './defillama.js';
 import { JsonUpstream } from './json-upstream.js';

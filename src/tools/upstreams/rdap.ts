@@ -4,7 +4,7 @@
  * the private-address guard like any other upstream.
  */
 import { CallAbort, type CallSignal } from '../../http/call-signal.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 import { referenceFileFailure } from './reference-file.js';

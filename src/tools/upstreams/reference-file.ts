@@ -5,7 +5,7 @@
  * timeout stays a 504. Nothing is charged either way.
  */
 import { ApiError } from '../../http/errors.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 
 export function referenceFileFailure(file: string, err: unknown): unknown {
   if (err instanceof ApiError) return err;

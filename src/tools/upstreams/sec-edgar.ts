@@ -7,7 +7,7 @@
 
 import { CallAbort, type CallSignal } from '../../http/call-signal.js';
 import { ApiError } from '../../http/errors.js';
-import { UpstreamError } from '../../providers/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ToolDeps } from '../types.js';
 import { JsonUpstream } from './json-upstream.js';
 import { referenceFileFailure } from './reference-file.js';

@@ -4,9 +4,8 @@
  */
 import type { ModelEntry } from '../../catalog/types.js';
 import { VISION_MODEL_PREFERENCE } from '../../config/vision.js';
-import { chatModelAvailable } from '../../offers/chat.js';
 import type { ChatTarget } from '../../providers/chat-router.js';
-import { CHAT_WIRE_FORMAT, isChatProviderName } from '../../providers/registry.js';
+import { CHAT_WIRE_FORMAT, chatModelAvailable, isChatProviderName } from '../../providers/registry.js';
 import type { ToolDeps } from '../types.js';
 
 export interface ChosenModel {

@@ -1,3 +1,5 @@
+// Image inputs by URL for the vision tools: fetched from an allowed host, re-encoded as JPEG, and the
+// refusals.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';

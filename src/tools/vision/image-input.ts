@@ -5,8 +5,8 @@
  * side the model is sent and re-encoded as JPEG, which also drops every metadata block (EXIF, GPS).
  */
 import type { Readable } from 'node:stream';
+import { bareHost, hostPort } from '../../config/fetch.js';
 import type { VisionConfig } from '../../config/vision.js';
-import { bareHost, hostPort } from '../../fetch/address-rule.js';
 import { FetchFailure } from '../../fetch/errors.js';
 import { SafeFetcher } from '../../fetch/safe-fetch.js';
 import { invalidInput } from '../../http/errors.js';

@@ -6,8 +6,8 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../catalog/types.js';
+import { UpstreamError } from '../../http/upstream-error.js';
 import type { ChatRuntime } from '../../providers/chat-runtime.js';
-import { UpstreamError } from '../../providers/types.js';
 import type { ToolCall } from '../types.js';
 import type { ChosenModel } from './chat-model.js';
 
