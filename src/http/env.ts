@@ -1,13 +1,11 @@
 /** The Hono environment of kasir: Node bindings (absent under app.request in tests) and per-request values. */
 import type { HttpBindings } from '@hono/node-server';
+import type { InProcessCall } from './in-process.js';
 
 export interface AppEnv {
   Bindings: Partial<HttpBindings> & {
-    /**
-     * The body of a request kasir dispatches to itself in process (an MCP tool call): handed over as bytes rather
-     * than as the Fetch request's stream, which costs more to make and read than the call's own work.
-     */
-    body?: Buffer;
+    /** A request kasir sent itself, in process (an MCP tool call): its body, and its answer as sent. */
+    inProcess?: InProcessCall;
   };
   Variables: {
     requestId: string;

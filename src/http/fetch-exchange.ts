@@ -25,10 +25,12 @@ class FetchExchange implements Exchange {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readFetchBody(this.c.req.raw, limit, this.c.env?.body);
+    return readFetchBody(this.c.req.raw, limit, this.c.env?.inProcess?.body);
   }
 
   send(status: number, body: string, headers: Record<string, string>): Response {
+    const call = this.c.env?.inProcess;
+    if (call) call.sent = { status, body };
     return this.c.body(body, status as 200, headers);
   }
 

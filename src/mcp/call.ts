@@ -7,6 +7,7 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { type CatalogEntry, methodOf, pathOf } from '../catalog/types.js';
+import type { Answer } from './answer.js';
 import { followJob, isJobId, isLongCall, JOB_META, type JobProgress, reportRunning } from './jobs.js';
 import {
   credentialChallengeId,
@@ -58,7 +59,7 @@ export function requestOf(
 
 export interface CallContext {
   /** Sends a request to the app, in-process. */
-  dispatch(path: string, init: RequestInit): Promise<Response>;
+  dispatch(path: string, init: RequestInit): Promise<Answer>;
   /** Headers of the MCP HTTP request every call carries (a prepaid key's `Authorization: Bearer`). */
   headers: Record<string, string>;
   /**
@@ -159,7 +160,7 @@ async function inlineImages(entry: CatalogEntry, result: CallToolResult, ctx: Ca
     const res = await ctx.dispatch(path, { method: 'GET' });
     const type = (res.headers.get('content-type') ?? '').split(';')[0] ?? '';
     if (!res.ok || !type.startsWith('image/')) {
-      await res.body?.cancel();
+      await res.discard();
       continue;
     }
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -197,7 +198,7 @@ export async function callEntry(
   // A wallet or channel pays a long call within its request (a key's is a job, followed below): it says it runs.
   const stopRunning =
     long && progress.report && paysInRequest(payment) ? reportRunning(progress.report) : undefined;
-  let res: Response;
+  let res: Answer;
   try {
     res = await ctx.dispatch(path, init);
   } finally {

@@ -8,6 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../catalog/types.js';
+import type { Answer } from './answer.js';
 
 export const JOB_META = 'kasir/job';
 
@@ -61,7 +62,7 @@ const MAX_WAIT_MS = 2_000;
  */
 export async function followJob(
   jobId: string,
-  read: (path: string) => Promise<Response>,
+  read: (path: string) => Promise<Answer>,
   resultOf: (body: Record<string, unknown>, meta: Record<string, unknown>) => CallToolResult,
   progress: ((p: JobProgress) => Promise<void>) | undefined,
   signal: AbortSignal | undefined,

@@ -24,6 +24,7 @@ import {
 import type { PaymentPayload } from '@x402/core/types';
 import { Challenge, Credential, Mcp, Receipt } from 'mppx';
 import { invalidInput } from '../http/errors.js';
+import type { Answer } from './answer.js';
 import { RpcError } from './rpc-error.js';
 
 export const META = {
@@ -92,10 +93,7 @@ export function paysInRequest(headers: Record<string, string>): boolean {
 }
 
 /** The payment facts of a paid answer, for the result's `_meta`: the MPP receipt and the x402 settlement. */
-export function receiptMeta(
-  res: Response,
-  credentialChallengeId: string | undefined,
-): Record<string, unknown> {
+export function receiptMeta(res: Answer, credentialChallengeId: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const mpp = res.headers.get('payment-receipt');
   if (mpp) {
@@ -134,7 +132,7 @@ export function credentialChallengeId(meta: Meta): string | undefined {
 }
 
 /** The x402 PaymentRequired of a 402 answer (its `PAYMENT-REQUIRED` header), when the x402 rail listed one. */
-function x402RequiredOf(res: Response): Record<string, unknown> {
+function x402RequiredOf(res: Answer): Record<string, unknown> {
   const header = res.headers.get('payment-required');
   if (!header) return {};
   try {
@@ -149,7 +147,7 @@ function x402RequiredOf(res: Response): Record<string, unknown> {
  * result with `isError` and the fresh PaymentRequired in the `x402/error` wrapper of its text. kasir's error and the
  * settlement, if any, are in `_meta`.
  */
-export function x402RefusalResult(res: Response, body: Record<string, unknown>): CallToolResult {
+export function x402RefusalResult(res: Answer, body: Record<string, unknown>): CallToolResult {
   const required = x402RequiredOf(res);
   const error = (body.error ?? {}) as { message?: string; details?: unknown };
   const message = error.message ?? 'the x402 payment was refused';
@@ -183,7 +181,7 @@ function x402ErrorText(required: Record<string, unknown>, message: string): { ty
  * A 402 answer as the payment-required JSON-RPC error: every rail the route lists at the quote (kasir's own body:
  * `quote`, `rails`), the MPP challenges under `challenges` and x402's PaymentRequired beside them.
  */
-export function paymentRequiredError(res: Response, body: Record<string, unknown>): RpcError {
+export function paymentRequiredError(res: Answer, body: Record<string, unknown>): RpcError {
   const { code, message, data } = paymentRequired(res, body);
   return new RpcError(code, message, data);
 }
@@ -194,7 +192,7 @@ export function paymentRequiredError(res: Response, body: Record<string, unknown
  * JSON-RPC error carries (every rail at the quote, the MPP challenges) under mppx's payment-required key, where
  * mppx's client looks for challenges in a result.
  */
-export function paymentRequiredResult(res: Response, body: Record<string, unknown>): CallToolResult {
+export function paymentRequiredResult(res: Answer, body: Record<string, unknown>): CallToolResult {
   const { message, data } = paymentRequired(res, body);
   return {
     isError: true,
@@ -205,12 +203,12 @@ export function paymentRequiredResult(res: Response, body: Record<string, unknow
 
 /** What a 402 answer says, for either form: every rail the route lists, the MPP challenges, x402's PaymentRequired. */
 function paymentRequired(
-  res: Response,
+  res: Answer,
   body: Record<string, unknown>,
 ): { code: number; message: string; data: Record<string, unknown> } {
   let challenges: Challenge.Challenge[] = [];
   try {
-    challenges = Challenge.fromResponseList(res);
+    challenges = Challenge.fromHeadersList(res.headers);
   } catch {
     challenges = [];
   }

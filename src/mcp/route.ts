@@ -9,9 +9,11 @@ import type { Catalog } from '../catalog/types.js';
 import { BODY_LIMITS } from '../http/body-limits.js';
 import type { AppEnv } from '../http/env.js';
 import { exchangeOf } from '../http/exchange.js';
+import type { InProcessCall } from '../http/in-process.js';
 import type { LaneApp } from '../http/lanes.js';
 import type { OfferRegistry } from '../offers/registry.js';
 import { CHARGED_HEADER } from '../rails/prepaid.js';
+import { answerOf } from './answer.js';
 import type { CallContext } from './call.js';
 
 export const MCP_PATH = '/mcp';
@@ -125,16 +127,16 @@ export function mountMcpRoutes(app: LaneApp, sources: McpSources): void {
       unpaidAs,
       headers: forwardedHeaders(c),
       dispatch: async (path, init) => {
-        // The body goes beside the request, as bytes (see AppEnv's `body`): every route a tool call reaches reads
-        // its body through the exchange, which takes them from there.
+        // The body goes beside the request as bytes, and the answer comes back as sent (http/in-process.ts).
         const { body, ...rest } = init;
+        const call: InProcessCall = typeof body === 'string' ? { body: Buffer.from(body) } : {};
         const res = await app.fetch(new Request(new URL(path, c.req.url), rest), {
           incoming,
-          ...(typeof body === 'string' ? { body: Buffer.from(body) } : {}),
+          inProcess: call,
         });
         const stated = res.headers.get(CHARGED_HEADER);
         if (stated !== null) charged = (charged ?? 0) + Number(stated);
-        return res;
+        return answerOf(res, call);
       },
       jobCharged: (microUsd) => {
         charged = (charged ?? 0) + microUsd;
