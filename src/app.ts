@@ -66,6 +66,7 @@ export function createApp(deps: Deps): LaneApp {
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
     jobs: deps.jobs,
+    recordUsage: (usage) => deps.reserves.recordUsage(usage),
     metering: deps.config.mpp.channels && {
       trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
       voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
