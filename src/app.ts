@@ -1,5 +1,5 @@
 /** Builds the Hono app from the route modules; no logic of its own. */
-import { methodOf, pathOf } from './catalog/types.js';
+import { isFree, methodOf, pathOf } from './catalog/types.js';
 import type { CheckoutDeps } from './checkout/pipeline.js';
 import { mountDashboard } from './dashboard/routes.js';
 import type { Deps } from './deps.js';
@@ -66,6 +66,7 @@ export function createApp(deps: Deps): LaneApp {
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
     jobs: deps.jobs,
+    recordUsage: (usage) => deps.reserves.recordUsage(usage),
     metering: deps.config.mpp.channels && {
       trancheTokens: deps.config.mpp.channels.streamTrancheTokens,
       voucherWaitMs: deps.config.mpp.channels.voucherWaitMs,
@@ -102,13 +103,13 @@ export function createApp(deps: Deps): LaneApp {
     baseUrl: deps.config.publicBaseUrl,
     rails: deps.rails.all().map((r) => r.describe(deps.config.publicBaseUrl)),
     catalog: catalogFacts(deps.catalog),
-    // The wallet routes of every model and tool that can run here, once x402 pays /x402/* (a tool's id is
+    // The wallet routes of every paid entry the offer registry offers here, once x402 pays /x402/* (a tool's id is
     // `tools/<name>`, so its route is /x402/tools/<name>).
     x402Resources: deps.rails.walletOff('/x402/')
       ? []
-      : deps.catalog
-          .entries()
-          .filter((e) => deps.offers.available(e))
+      : deps.offers
+          .offered()
+          .filter((e) => !isFree(e))
           .map((e) => `/x402/${e.id}`),
     entries: deps.offers.offered().map((e) => ({
       id: e.id,

@@ -1,16 +1,25 @@
 /** A free entry's call (a lookup): validated and run like a paid one, with no payment step at all. */
 import { CallAbort } from '../http/call-signal.js';
-import { invalidInput } from '../http/errors.js';
+import { type ApiError, invalidInput } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
+import type { UsageInsert } from '../ledger/books.js';
+import { nowIso } from '../ledger/ids.js';
 import type { OfferResult } from './offer.js';
 import type { CheckoutDeps, Sale } from './sale.js';
 import { runFailure } from './upstream-errors.js';
 
+/** The `rail` of a free call's usage row: no rail was asked, and nobody paid. */
+export const FREE_RAIL = 'free';
+
 /**
  * A free entry's call: validated and run like a paid one, answered with the offer's own result as it is (no id, cost
  * or receipt stamped on it); no rail is asked, so no payment header is read or sent, and nothing is charged.
+ * A call that ran writes its usage row like a paid call's (rail 'free', no payer, nothing charged: status 'free'
+ * when served, 'voided' when the run refused or failed); one refused before it ran (its input invalid) writes none,
+ * as a paid call's does not.
  */
 export async function give(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise<Response> {
+  const started = performance.now();
   const { entry } = sale.offer;
   const offer = entry.id;
   const checked = deps.catalog.validate(entry, sale.input);
@@ -31,10 +40,43 @@ export async function give(x: Exchange, deps: CheckoutDeps, sale: Sale): Promise
     deps.metrics.freeCalls.inc({ offer, outcome: apiError.status < 500 ? 'refused' : 'failed' });
     if (apiError.code === 'internal_error')
       deps.log.error({ reqId: x.requestId, err }, 'free call failed inside kasir');
+    record(x, deps, offer, started, apiError);
     throw apiError;
   }
   if (result.kind !== 'json') throw new Error(`free entry ${offer} answered with a stream`);
   deps.metrics.freeCalls.inc({ offer, outcome: 'served' });
+  record(x, deps, offer, started, null);
   // The content type a free answer has always had (a route's own JSON answer, as Hono renders one).
   return x.send(200, JSON.stringify(result.body), { 'content-type': 'application/json', ...result.headers });
+}
+
+/** Queues the call's usage row; a failure to queue it is logged, never the call's (its write is retried apart). */
+function record(
+  x: Exchange,
+  deps: CheckoutDeps,
+  offer: string,
+  started: number,
+  failure: ApiError | null,
+): void {
+  if (!deps.recordUsage) return;
+  const usage: UsageInsert = {
+    created_at: nowIso(),
+    request_id: x.requestId,
+    rail: FREE_RAIL,
+    account_id: null,
+    key_id: null,
+    payer: null,
+    offer_id: offer,
+    quote_micro_usd: 0,
+    charged_micro_usd: 0,
+    status: failure ? 'voided' : 'free',
+    http_status: failure?.status ?? 200,
+    latency_ms: Math.round(performance.now() - started),
+    error_code: failure?.code ?? null,
+  };
+  try {
+    deps.recordUsage(usage);
+  } catch (err) {
+    deps.log.error({ reqId: x.requestId, err, offer }, 'could not record the usage of a free call');
+  }
 }

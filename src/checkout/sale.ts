@@ -3,6 +3,7 @@ import type { Catalog, Quote } from '../catalog/types.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Logger } from '../http/logger.js';
 import type { Metrics } from '../http/metrics.js';
+import type { UsageInsert } from '../ledger/books.js';
 import type { RailRegistry } from '../rails/registry.js';
 import type { Db } from '../store/db.js';
 import type { JobRunner } from './jobs.js';
@@ -20,6 +21,11 @@ export interface CheckoutDeps {
   jobs?: JobRunner;
   /** How streams are metered on rails that can meter them (payment channels); absent, none is. */
   metering?: MeteringSettings;
+  /**
+   * Queues a free call's usage row, to be written with others (it must not throw, nor make the call wait for a database
+   * write); absent, free calls write none.
+   */
+  recordUsage?: (usage: UsageInsert) => void;
   /** Answers a request that only manages a payment channel (no call to sell), else null; absent, channels are off. */
   manage?: (x: Exchange) => Promise<Response> | null;
 }

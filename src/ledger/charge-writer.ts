@@ -1,8 +1,8 @@
 /**
- * The batched writer of committed charges: a lease's charges, captured holds and voided calls' usage rows wait a
- * few milliseconds to be written together (one statement per lease), and a failed write is retried while the money
- * stays held. A charge whose reservation the sweeper released before it was written is debited from the account
- * directly (see journal-replay.ts).
+ * The batched writer of committed charges: a lease's charges, captured holds and the usage rows of voided and free
+ * calls wait a few milliseconds to be written together (one statement per lease), and a failed write is retried while
+ * the money stays held. A charge whose reservation the sweeper released before it was written is debited from the
+ * account directly (see journal-replay.ts).
  */
 import type { Db } from '../store/db.js';
 import { captureHold, chargeLease, insertUsage, type LeaseCharge, type UsageInsert } from './books.js';
@@ -61,7 +61,7 @@ export class ChargeWriter {
     this.scheduleWrite();
   }
 
-  /** Queues a voided call's usage row. */
+  /** Queues the usage row of a call that moved no money (a voided call, or a free one). */
   queueUsage(usage: UsageInsert): void {
     this.usages.push(usage);
     this.scheduleWrite();
@@ -89,8 +89,8 @@ export class ChargeWriter {
   }
 
   /**
-   * Writes what is queued: one statement per lease for charges, one per captured hold, one for voided calls'
-   * usage rows.
+   * Writes what is queued: one statement per lease for charges, one per captured hold, one for the usage rows of
+   * calls that moved no money.
    */
   private write(): void {
     clearTimeout(this.writeTimer);

@@ -128,6 +128,15 @@ export class Reserves {
     }
   }
 
+  /**
+   * Queues the usage row of a call that moved no money and reserved none (a free call): written with the next
+   * batch, like a voided call's, so the call waits for no database write. A failed write is told to onWriteError and
+   * retried.
+   */
+  recordUsage(usage: UsageInsert): void {
+    this.writer.queueUsage(usage);
+  }
+
   /** Writes every charge and usage row taken so far (retrying failed writes, until `deadline`) and waits. */
   flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     return this.writer.flush(deadline);

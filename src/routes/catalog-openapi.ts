@@ -106,6 +106,10 @@ const SchemaDescriptorSchema = z
     props: z
       .record(z.string(), z.unknown())
       .openapi({ description: 'JSON Schema of each input; fileRef marks file inputs' }),
+    available: z.boolean().openapi({
+      description: 'Whether this server can run it now (exactly the entries MCP tools/list lists)',
+    }),
+    unavailableReason: z.string().optional(),
   })
   .openapi('InputSchema');
 
@@ -214,7 +218,8 @@ const schemaRoute = createRoute({
   tags: ['catalog'],
   summary: 'The inputs a model or tool takes',
   description:
-    'Required input names and the JSON Schema of every input. `fileRef: true` marks inputs that take a public URL or base64.',
+    'Required input names and the JSON Schema of every input. `fileRef: true` marks inputs that take a public URL ' +
+    'or base64. Every catalog entry is described; `available` says whether this server can run it now.',
   request: { query: modelQuery },
   responses: {
     200: {

@@ -103,12 +103,17 @@ export function mountCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: CatalogRouteD
     return c.json({ ...summary, ...openAiModel(entry) });
   });
 
+  // Every catalog entry is described, whether or not it can run here; `available` is the offer registry's verdict,
+  // the one that puts an entry in MCP tools/list, skill.md and llms.txt (and /v1/models' and consult's flags).
   app.get('/v1/schema', (c) => {
     const entry = resolveEntry(catalog, c.req.query('model'));
+    const reason = deps.unavailableReason?.(entry);
     return c.json({
       model: entry.id,
       required: (entry.input.required as string[] | undefined) ?? [],
       props: (entry.input.properties ?? {}) as Record<string, unknown>,
+      available: isAvailable(entry),
+      ...(reason ? { unavailableReason: reason } : {}),
     });
   });
 

@@ -1,7 +1,8 @@
 /**
  * GET /v1/tools/{wilayah,prayer-times,verify-nik,verify-npwp,qris,terbilang}: the free lookups, catalog entries
  * under the free price rule given through the checkout (validated against their catalog schema, no payment), each
- * documented from its entry and its module's answer.
+ * documented from its entry and its module's answer. Mounted from the offer registry's list, the one MCP tools/list,
+ * skill.md and llms.txt read: a lookup is served and documented here exactly when it is offered.
  */
 import type { CheckoutDeps } from '../checkout/pipeline.js';
 import { sell } from '../checkout/pipeline.js';
@@ -20,7 +21,8 @@ function queryInput(queries: Record<string, string[]>): Record<string, unknown> 
 }
 
 export function mountLookupRoutes(app: LaneApp, deps: Deps, checkoutDeps: CheckoutDeps): void {
-  for (const entry of deps.catalog.lookups()) {
+  for (const entry of deps.offers.offered()) {
+    if (entry.kind !== 'lookup') continue;
     const lookup = LOOKUPS[lookupName(entry)];
     if (lookup) {
       app.openAPIRegistry.registerPath({

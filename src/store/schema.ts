@@ -76,7 +76,10 @@ export interface LedgerEntryTable {
   created_at: string;
 }
 
-/** One append-only row per paid call that reached a rail (charged or not). */
+/**
+ * One append-only row per paid call that reached a rail (charged or not), and per free call that ran (rail 'free',
+ * no payer, nothing charged).
+ */
 export interface UsageRecordTable {
   id: Generated<number>;
   created_at: string;
@@ -88,7 +91,8 @@ export interface UsageRecordTable {
   offer_id: string;
   quote_micro_usd: number;
   charged_micro_usd: number;
-  status: 'charged' | 'voided';
+  /** Charged; voided (failed, or refused once it ran: nothing charged); free (a free call served). */
+  status: 'charged' | 'voided' | 'free';
   http_status: number;
   latency_ms: number;
   error_code: string | null;
