@@ -1,6 +1,7 @@
 // Funded chat calls while cards and face calls run on other connections: the chat calls' p99 alone and under that
 // load, with the CPU-heavy work on the event loop (WORKER_THREADS=0, as before the worker pool) and on the worker
-// threads (the default). Also the event-loop delay (p99 and max, through /metrics) and the cards and faces served.
+// threads (the default, at nice 10), and on worker threads under SCHED_IDLE (WORKER_PRIORITY=idle). Also the
+// event-loop delay (p99 and max, through /metrics) and the cards and faces served.
 // Usage: npm run build && node bench/workers.mjs
 //   (env: BENCH_DURATION seconds per phase, default 10; BENCH_ROUNDS, default 3; BENCH_CHAT_RATE chat calls/s,
 //   default 300; BENCH_CARD_CALLERS, default 2; BENCH_FACE_CALLERS, default 1; BENCH_WORKER_THREADS: the pool's
@@ -130,7 +131,7 @@ const { dataDir, children, stop } = benchScratch();
 try {
   const upstream = await startNode('fake upstream', ['bench/lib/fake-openai.mjs'], {}, 'load');
   children.push(upstream);
-  const start = async (name, threads) => {
+  const start = async (name, threads, priority) => {
     const kasir = await startNode(
       name,
       kasirArgs(),
@@ -145,6 +146,7 @@ try {
         OPENAI_API_KEY: 'sk-bench',
         OPENAI_BASE_URL: `${upstream.url}/v1`,
         ...(threads === undefined ? {} : { WORKER_THREADS: String(threads) }),
+        ...(priority === undefined ? {} : { WORKER_PRIORITY: priority }),
       },
       'none',
     );
@@ -156,6 +158,10 @@ try {
     {
       name: `worker pool (${POOL_THREADS ?? 'default'} threads)`,
       ...(await start('kasir with the pool', POOL_THREADS)),
+    },
+    {
+      name: `worker pool (${POOL_THREADS ?? 'default'} threads), SCHED_IDLE`,
+      ...(await start('kasir with the pool at idle priority', POOL_THREADS, 'idle')),
     },
   ];
   // Warm-up: the chat path compiled, fonts, engines and the face model loaded (in the threads too).

@@ -8,6 +8,7 @@ import { int, type SettingsArea } from './setting.js';
 export const workersEnvShape = {
   WORKER_THREADS: int(0, 64).optional(),
   WORKER_QUEUE_MAX: int(1, 100_000).default(32),
+  WORKER_PRIORITY: z.enum(['low', 'idle']).default('low'),
 };
 
 export interface WorkersConfig {
@@ -15,6 +16,11 @@ export interface WorkersConfig {
   threads: number;
   /** Tasks that may wait for a free thread; a call arriving when they are all taken is refused (503) before payment. */
   queueMax: number;
+  /**
+   * How far below the event loop the threads run: `low` is nice 10 (a smaller share of a busy CPU); `idle` is Linux's
+   * SCHED_IDLE (only CPU time nothing else wants: the event loop takes a core from a thread the moment it wakes).
+   */
+  priority: 'low' | 'idle';
 }
 
 /** A core left to the event loop, at most two threads, at least one. */
@@ -26,6 +32,7 @@ export function parseWorkers(e: Record<string, unknown>, cores: number): Workers
   return {
     threads: e.WORKER_THREADS === undefined ? defaultWorkerThreads(cores) : Number(e.WORKER_THREADS),
     queueMax: Number(e.WORKER_QUEUE_MAX),
+    priority: e.WORKER_PRIORITY === 'idle' ? 'idle' : 'low',
   };
 }
 
@@ -49,6 +56,12 @@ export const workersSettings: SettingsArea = {
       default: '`32`',
       meaning:
         'Tasks that may wait for a worker thread; a card or face call arriving when the queue is full answers 503 `overloaded` with `Retry-After`, before any payment.',
+    },
+    {
+      vars: ['WORKER_PRIORITY'],
+      default: '`low`',
+      meaning:
+        "How the worker threads yield to the event loop: `low` runs them at nice 10; `idle` under Linux's SCHED_IDLE (set with util-linux's `chrt`), where a waking event loop takes the CPU from them at once, so paid calls keep their latency while cards and faces render (`bench/workers.mjs`). With `idle`, CPU time other processes keep taking is never the threads': on a machine whose cores are busy with other work, cards and face calls wait, and the queue answers 503 `overloaded`. For an instance with cores of its own.",
     },
   ],
 };

@@ -6,8 +6,8 @@ import { drawCard } from './draw.js';
 import { themeOf } from './themes.js';
 
 describe('drawing a card on the worker pool', () => {
-  const threads = createWorkerPool({ threads: 1, queueMax: 4 });
-  const loop = createWorkerPool({ threads: 0, queueMax: 4 });
+  const threads = createWorkerPool({ threads: 1, queueMax: 4, priority: 'low' });
+  const loop = createWorkerPool({ threads: 0, queueMax: 4, priority: 'low' });
   afterAll(() => threads.close());
   const theme = themeOf({}, 'light');
 

@@ -5,11 +5,12 @@
  * at a lower priority than the event loop (thread-priority.ts): when the CPUs are short, the calls the event loop
  * answers come first.
  */
+import { workerData } from 'piscina';
 import type { WorkerTask } from './task.js';
 import { lowerThreadPriority } from './thread-priority.js';
 
 /** Settles once the thread's priority is lowered (or could not be); the first task waits for it. */
-const lowered = lowerThreadPriority();
+const lowered = lowerThreadPriority((workerData as { priority?: string } | undefined)?.priority === 'idle');
 
 export default async function runTask(task: WorkerTask): Promise<unknown> {
   await lowered;

@@ -1,5 +1,6 @@
 // The worker pool: threads started on first use, 0 threads on the event loop, overload refused with 503.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,8 +12,8 @@ const spin = (ms: number) => ({ ms });
 
 describe('the worker pool', () => {
   const pools: Array<ReturnType<typeof createWorkerPool>> = [];
-  const pool = (threads: number, queueMax: number) => {
-    const p = createWorkerPool({ threads, queueMax });
+  const pool = (threads: number, queueMax: number, priority: 'low' | 'idle' = 'low') => {
+    const p = createWorkerPool({ threads, queueMax, priority });
     pools.push(p);
     return p;
   };
@@ -67,16 +68,23 @@ describe('the worker pool', () => {
   }, 60_000);
 
   it.runIf(process.platform === 'linux')(
-    'runs its threads under SCHED_IDLE, so a waking event loop takes the CPU from them at once',
+    'runs its threads at nice 10, and under SCHED_IDLE with priority idle; the event loop keeps the normal policy',
     async () => {
-      const p = pool(1, 4);
-      const { tid } = await p.run<{ tid: number | undefined }>(KERNEL_THREAD, {});
-      expect(tid).toBeGreaterThan(0);
-      // `chrt -p` reads the policy the kernel holds for that thread, as an operator would.
-      const policy = execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
-      expect(policy).toMatch(/scheduling policy: SCHED_IDLE/);
-      // The event loop's own thread keeps the normal policy.
-      expect(execFileSync('chrt', ['-p', String(process.pid)], { encoding: 'utf8' })).toMatch(/SCHED_OTHER/);
+      // `chrt -p` reads the policy the kernel holds for a thread, as an operator would; /proc its nice value.
+      const policy = (tid: number) => execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
+      const nice = (tid: number) =>
+        Number(
+          readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8')
+            .slice(readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').lastIndexOf(')') + 2)
+            .split(' ')[16],
+        );
+      const low = await pool(1, 4).run<{ tid: number | undefined }>(KERNEL_THREAD, {});
+      expect(low.tid).toBeGreaterThan(0);
+      expect(policy(low.tid ?? 0)).toMatch(/scheduling policy: SCHED_OTHER/);
+      expect(nice(low.tid ?? 0)).toBe(10);
+      const idle = await pool(1, 4, 'idle').run<{ tid: number | undefined }>(KERNEL_THREAD, {});
+      expect(policy(idle.tid ?? 0)).toMatch(/scheduling policy: SCHED_IDLE/);
+      expect(policy(process.pid)).toMatch(/SCHED_OTHER/);
     },
     60_000,
   );

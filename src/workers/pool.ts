@@ -67,6 +67,8 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
         // The queue is bounded by admit() and run() counting the tasks in flight; piscina's own bound is a backstop.
         maxQueue: config.queueMax + config.threads,
         idleTimeout: IDLE_MS,
+        // How far below the event loop the threads run (entry.ts).
+        workerData: { priority: config.priority },
         // Tasks await libuv and WebAssembly work: between tasks a thread keeps its event loop running.
         atomics: 'disabled',
       });
@@ -137,7 +139,7 @@ const shared = new Map<string, WorkerPool>();
 
 /** The process's pool for these settings (every tool, and every test server with the same settings, shares it). */
 export function workerPool(config: WorkersConfig): WorkerPool {
-  const key = `${config.threads}/${config.queueMax}`;
+  const key = `${config.threads}/${config.queueMax}/${config.priority}`;
   let pool = shared.get(key);
   if (!pool) {
     pool = createWorkerPool(config);

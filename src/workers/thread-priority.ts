@@ -1,10 +1,11 @@
 /**
  * Lowers the calling worker thread's CPU priority below the event loop's, so that when the cores are short the calls
- * the event loop answers come first. On Linux the thread asks for the SCHED_IDLE policy: the kernel then preempts it
- * the moment a normal thread (the event loop, libuv's pool) wakes, where a nice value only shortens its share and
- * still lets it finish its time slice first (a millisecond or more, added to every call waiting behind it). Node has
- * no call for a thread's scheduling policy, so the thread names itself (its id from /proc/thread-self) to util-linux's
- * `chrt`, which Debian ships in every image; where that is not possible the thread keeps the nice value.
+ * the event loop answers come first: nice 10, and with WORKER_PRIORITY=idle the SCHED_IDLE policy on Linux, under
+ * which the kernel preempts the thread the moment a normal thread (the event loop, libuv's pool) wakes, where a nice
+ * value only shortens its share and still lets it finish its time slice first (a millisecond or more, added to every
+ * call waiting behind it). Node has no call for a thread's scheduling policy, so the thread names itself (its id from
+ * /proc/thread-self) to util-linux's `chrt`, which Debian ships in every image; where that is not possible the
+ * thread keeps the nice value.
  */
 import { execFile } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
@@ -24,16 +25,16 @@ export function threadId(): number | undefined {
 }
 
 /**
- * Lowers this thread's priority: nice 10 at once, then SCHED_IDLE once `chrt` has run (resolves true if it took).
- * Never throws: a platform that refuses either leaves the thread at the priority it has.
+ * Lowers this thread's priority: nice 10 at once, then (with `idle`) SCHED_IDLE once `chrt` has run (resolves true
+ * if that took). Never throws: a platform that refuses either leaves the thread at the priority it has.
  */
-export function lowerThreadPriority(): Promise<boolean> {
+export function lowerThreadPriority(idle: boolean): Promise<boolean> {
   try {
     setPriority(0, WORKER_NICE);
   } catch {
     // Not every platform lets a thread lower its own priority.
   }
-  const tid = threadId();
+  const tid = idle ? threadId() : undefined;
   if (tid === undefined) return Promise.resolve(false);
   return new Promise((resolve) => {
     execFile('chrt', ['--idle', '--pid', '0', String(tid)], { timeout: 5_000 }, (error) => resolve(!error));

@@ -71,6 +71,36 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     throw new Error('the call succeeded');
   };
 
+  /** The x402 requirements on the devnet's chain in an unpaid call's payment-required error. */
+  const x402Requirements = (unpaid: McpError): PaymentRequirements => {
+    const accepts = (unpaid.data as { accepts: PaymentRequirements[] }).accepts;
+    const requirements = accepts.find((a) => a.network === evm.network) ?? accepts[0];
+    if (!requirements) throw new Error('no x402 requirements');
+    return requirements;
+  };
+  /**
+   * Pays `requirements` from the devnet's x402 payer and calls `name` with the payment in `_meta["x402/payment"]`:
+   * the payment, the result, what the payer spent and its balance after.
+   */
+  const callPaidByX402 = async (
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    requirements: PaymentRequirements,
+    options?: Parameters<Client['callTool']>[2],
+  ) => {
+    const balance = () => erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
+    const before = await balance();
+    const payment = await evmPayer(evm).pay(requirements);
+    const paid = await client.callTool(
+      { name, arguments: args, _meta: { 'x402/payment': payment } },
+      undefined,
+      options,
+    );
+    const after = await balance();
+    return { payment, paid, spent: before - after, after };
+  };
+
   beforeAll(async () => {
     toolFakes = await startToolFakes();
     tempoChain = await startTempoDevnet();
@@ -247,18 +277,10 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     expect(required.rails).toHaveLength(kasir.deps.rails.accepting('/v1/tools/exchange-rate').length);
 
     // Paid by x402 with the requirements read from that result.
-    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
-    const payment = await evmPayer(evm).pay(requirements);
-    const paid = await client.callTool({
-      name: 'tools__exchange-rate',
-      arguments: RATE_ARGS,
-      _meta: { 'x402/payment': payment },
-    });
+    const { paid, spent } = await callPaidByX402(client, 'tools__exchange-rate', RATE_ARGS, requirements);
     expect(paid.isError).toBeFalsy();
     expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
-    expect(before - (await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address))).toBe(
-      BigInt(requirements.amount),
-    );
+    expect(spent).toBe(BigInt(requirements.amount));
 
     // Paid by mppx's McpClient, which finds the challenges in the result rather than in an error.
     const payer = await tempoChain.fundPayer(10_000_000n);
@@ -315,21 +337,18 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
 
   it('is paid over x402 with the payment in _meta["x402/payment"] and the settlement in the result; sent again it replays the answer, for another call it is refused', async () => {
     const client = await connect();
-    const unpaid = await refusal(client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS }));
-    const accepts = (unpaid.data as { accepts: PaymentRequirements[] }).accepts;
-    const requirements = accepts.find((a) => a.network === evm.network) ?? accepts[0];
-    if (!requirements) throw new Error('no x402 requirements');
-    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
-    const payment = await evmPayer(evm).pay(requirements);
-    const paid = await client.callTool({
-      name: 'tools__exchange-rate',
-      arguments: RATE_ARGS,
-      _meta: { 'x402/payment': payment },
-    });
+    const requirements = x402Requirements(
+      await refusal(client.callTool({ name: 'tools__exchange-rate', arguments: RATE_ARGS })),
+    );
+    const { payment, paid, spent, after } = await callPaidByX402(
+      client,
+      'tools__exchange-rate',
+      RATE_ARGS,
+      requirements,
+    );
     expect(paid.isError).toBeFalsy();
     expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
-    const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
-    expect(before - after).toBe(BigInt(requirements.amount));
+    expect(spent).toBe(BigInt(requirements.amount));
     expect(paid._meta?.['kasir/costMicroUsd']).toBe(walletQuote('tools/exchange-rate', RATE_ARGS));
     // The same payment and arguments again: the stored answer, not a second settlement (as over HTTP).
     const again = await client.callTool({
@@ -416,28 +435,18 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
     if (!video) throw new Error(VIDEO_MODEL);
     const name = toolNameOf(video);
     const client = await connect();
-    const unpaid = await refusal(client.callTool({ name, arguments: VIDEO_ARGS }));
-    const accepts = (unpaid.data as { accepts: PaymentRequirements[] }).accepts;
-    const requirements = accepts.find((a) => a.network === evm.network) ?? accepts[0];
-    if (!requirements) throw new Error('no x402 requirements');
-    const before = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
-    const payment = await evmPayer(evm).pay(requirements);
+    const requirements = x402Requirements(await refusal(client.callTool({ name, arguments: VIDEO_ARGS })));
     // x402 settles on the answer, so the call runs within its request (no job): it says it is running.
     const progress: Array<{ progress: number; message?: string }> = [];
-    const paid = await client.callTool(
-      { name, arguments: VIDEO_ARGS, _meta: { 'x402/payment': payment } },
-      undefined,
-      {
-        onprogress: (p) => progress.push(p),
-        timeout: 30_000,
-      },
-    );
+    const { payment, paid, spent, after } = await callPaidByX402(client, name, VIDEO_ARGS, requirements, {
+      onprogress: (p) => progress.push(p),
+      timeout: 30_000,
+    });
     expect(paid.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress[0]?.message).toMatch(/running/);
     expect((paid.content as Array<{ type: string }>).some((c) => c.type === 'resource_link')).toBe(true);
-    const after = await erc20BalanceOf(evm.rpcUrl, evm.asset, evm.payer.address);
-    expect(before - after).toBe(BigInt(requirements.amount));
+    expect(spent).toBe(BigInt(requirements.amount));
     // A caller that lost that answer sends the same payment again: the same result, nothing paid again.
     const again = await (await connect()).callTool({
       name,

@@ -78,7 +78,7 @@ describe('the built service’s worker threads', () => {
       await (await fetch(`${url}${new URL(String(answer.body.url)).pathname}`)).arrayBuffer(),
     );
     const theme = themeOf({}, 'light');
-    const expected = await drawCard(createWorkerPool({ threads: 0, queueMax: 1 }), {
+    const expected = await drawCard(createWorkerPool({ threads: 0, queueMax: 1, priority: 'low' }), {
       kind: 'quote',
       quote,
       author: 'Pepatah',

@@ -19,20 +19,6 @@ export interface ToolFakes {
   close(): Promise<void>;
 }
 
-/**
- * FETCH_ALLOWED_HOSTS for the local fakes named in `env`: the `host:port` of every loopback URL among its values
- * (`RPC_URLS`-style `name=url` lists included), plus what `env` already allows.
- */
-export function allowLocalUpstreams(env: RawEnv): string {
-  const allowed = new Set((env.FETCH_ALLOWED_HOSTS ?? '').split(',').filter(Boolean));
-  for (const value of Object.values(env)) {
-    for (const m of String(value ?? '').matchAll(/https?:\/\/(127\.0\.0\.1|localhost):(\d+)/g)) {
-      allowed.add(`${m[1]}:${m[2]}`);
-    }
-  }
-  return [...allowed].join(',');
-}
-
 export async function startToolFakes(): Promise<ToolFakes> {
   const started: FakeJsonUpstream[] = [];
   const start = async (fake: Promise<FakeJsonUpstream>) => {
@@ -74,7 +60,6 @@ export async function startToolFakes(): Promise<ToolFakes> {
   env.RPC_URLS = ['ethereum', 'base', 'arbitrum', 'optimism', 'bsc', 'polygon', 'solana']
     .map((chain) => `${chain}=${node}/${chain}`)
     .join(',');
-  env.FETCH_ALLOWED_HOSTS = allowLocalUpstreams(env);
   return {
     env,
     close: async () => {

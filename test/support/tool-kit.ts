@@ -8,7 +8,6 @@ import { expect } from 'vitest';
 import type { RawEnv } from '../../src/config/config-file.js';
 import type { DbTarget } from './app.js';
 import { bearer, type PaidKasir, startPaidKasir } from './paid.js';
-import { allowLocalUpstreams } from './tool-fakes.js';
 
 /** Short enough that a 'slow' fake (2 s) times out quickly. */
 export const TOOL_TEST_TIMEOUT_MS = 400;
@@ -39,7 +38,6 @@ export async function startToolKit(db: DbTarget, env: RawEnv): Promise<ToolKit> 
   const kasir = await startPaidKasir(db, {
     TOOL_TIMEOUT_MS: String(TOOL_TEST_TIMEOUT_MS),
     ...env,
-    FETCH_ALLOWED_HOSTS: allowLocalUpstreams(env),
   });
   const call = async (name: string, body: unknown, key?: string) =>
     kasir.app.request(`/v1/tools/${name}`, {

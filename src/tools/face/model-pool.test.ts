@@ -9,10 +9,13 @@ const DIR = path.join(import.meta.dirname, '../../../test/fixtures/faces');
 const photo = (name: string) => readFileSync(path.join(DIR, name));
 
 describe('the face model on a worker thread', () => {
-  const threads = createWorkerPool({ threads: 1, queueMax: 4 });
+  const threads = createWorkerPool({ threads: 1, queueMax: 4, priority: 'low' });
   afterAll(() => threads.close());
   const onWorker = createFaceModel({ maxFaces: 10, pool: threads });
-  const onLoop = createFaceModel({ maxFaces: 10, pool: createWorkerPool({ threads: 0, queueMax: 4 }) });
+  const onLoop = createFaceModel({
+    maxFaces: 10,
+    pool: createWorkerPool({ threads: 0, queueMax: 4, priority: 'low' }),
+  });
 
   it('finds the same faces, scores and descriptors as on the event loop', async () => {
     for (const name of ['man-1.jpg', 'woman-2.jpg', 'no-face.jpg']) {
