@@ -2,14 +2,14 @@
 import { CallAbort } from '../http/call-signal.js';
 import { type ApiError, invalidInput } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
-import type { UsageInsert } from '../ledger/books.js';
-import { nowIso } from '../ledger/ids.js';
+import { usageFacts } from '../rails/usage.js';
 import type { OfferResult } from './offer.js';
 import type { CheckoutDeps, Sale } from './sale.js';
 import { runFailure } from './upstream-errors.js';
 
 /** The `rail` of a free call's usage row: no rail was asked, and nobody paid. */
 export const FREE_RAIL = 'free';
+const NOBODY = { accountId: null, keyId: null, address: null };
 
 /**
  * A free entry's call: validated and run like a paid one, answered with the offer's own result as it is (no id, cost
@@ -59,23 +59,20 @@ function record(
   failure: ApiError | null,
 ): void {
   if (!deps.recordUsage) return;
-  const usage: UsageInsert = {
-    created_at: nowIso(),
-    request_id: x.requestId,
-    rail: FREE_RAIL,
-    account_id: null,
-    key_id: null,
-    payer: null,
-    offer_id: offer,
-    quote_micro_usd: 0,
-    charged_micro_usd: 0,
-    status: failure ? 'voided' : 'free',
-    http_status: failure?.status ?? 200,
-    latency_ms: Math.round(performance.now() - started),
-    error_code: failure?.code ?? null,
+  const facts = {
+    requestId: x.requestId,
+    offerId: offer,
+    quoteMicroUsd: 0,
+    httpStatus: failure?.status ?? 200,
+    latencyMs: Math.round(performance.now() - started),
+    errorCode: failure?.code ?? null,
   };
   try {
-    deps.recordUsage(usage);
+    deps.recordUsage({
+      ...usageFacts(facts, { rail: FREE_RAIL, payer: NOBODY }),
+      charged_micro_usd: 0,
+      status: failure ? 'voided' : 'free',
+    });
   } catch (err) {
     deps.log.error({ reqId: x.requestId, err, offer }, 'could not record the usage of a free call');
   }

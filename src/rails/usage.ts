@@ -11,7 +11,7 @@ export function chargeColumns(chargedMicroUsd: number): Pick<UsageInsert, 'charg
 /** A usage row but its charge columns (for a settlement that decides the charge as it writes the row). */
 export function usageFacts(
   usage: UsageFacts,
-  outcome: { rail: string; payer: Payer },
+  outcome: { rail: string; payer: Pick<Payer, 'accountId' | 'keyId' | 'address'> },
 ): Omit<UsageInsert, 'charged_micro_usd' | 'status'> {
   return {
     created_at: nowIso(),
