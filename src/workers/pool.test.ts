@@ -72,12 +72,11 @@ describe('the worker pool', () => {
     async () => {
       // `chrt -p` reads the policy the kernel holds for a thread, as an operator would; /proc its nice value.
       const policy = (tid: number) => execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
-      const nice = (tid: number) =>
-        Number(
-          readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8')
-            .slice(readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').lastIndexOf(')') + 2)
-            .split(' ')[16],
-        );
+      const nice = (tid: number) => {
+        // The fields after the name (which may hold spaces and ends with ')'); the nice value is the 19th field.
+        const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
       const low = await pool(1, 4).run<{ tid: number | undefined }>(KERNEL_THREAD, {});
       expect(low.tid).toBeGreaterThan(0);
       expect(policy(low.tid ?? 0)).toMatch(/scheduling policy: SCHED_OTHER/);

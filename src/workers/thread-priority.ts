@@ -12,7 +12,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /** The nice value a thread keeps where SCHED_IDLE cannot be had (Linux keeps one per thread; 0 is the event loop's). */
-export const WORKER_NICE = 10;
+const WORKER_NICE = 10;
 
 /** This thread's kernel id on Linux (`<pid>/task/<tid>`), or undefined elsewhere. */
 export function threadId(): number | undefined {
