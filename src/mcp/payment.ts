@@ -193,10 +193,10 @@ export function paymentRequiredError(res: Answer, body: Record<string, unknown>)
  * mppx's client looks for challenges in a result.
  */
 export function paymentRequiredResult(res: Answer, body: Record<string, unknown>): CallToolResult {
-  const { message, data } = paymentRequired(res, body);
+  const { message, data, x402 } = paymentRequired(res, body);
   return {
     isError: true,
-    content: [x402ErrorText(x402RequiredOf(res), message)],
+    content: [x402ErrorText(x402, message)],
     _meta: { [Mcp.paymentRequiredMetaKey]: data, 'kasir/error': body.error },
   };
 }
@@ -205,7 +205,7 @@ export function paymentRequiredResult(res: Answer, body: Record<string, unknown>
 function paymentRequired(
   res: Answer,
   body: Record<string, unknown>,
-): { code: number; message: string; data: Record<string, unknown> } {
+): { code: number; message: string; data: Record<string, unknown>; x402: Record<string, unknown> } {
   let challenges: Challenge.Challenge[] = [];
   try {
     challenges = Challenge.fromHeadersList(res.headers);
@@ -215,12 +215,14 @@ function paymentRequired(
   const error = (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
   const details = typeof error.details === 'object' && error.details !== null ? error.details : {};
   const refused = error.code !== 'payment_required';
+  const x402 = x402RequiredOf(res);
   return {
+    x402,
     code: refused ? PAYMENT_REFUSED_CODE : PAYMENT_REQUIRED_CODE,
     message: error.message ?? 'Payment Required',
     data: {
       httpStatus: 402,
-      ...x402RequiredOf(res),
+      ...x402,
       ...details,
       error,
       challenges: challenges.map((c) => ({ ...c })),
