@@ -1,6 +1,6 @@
 // Funded chat calls while cards and face calls run on other connections: the chat calls' p99 alone and under that
-// load, with the CPU-heavy work on the event loop (WORKER_THREADS=0, as before the worker pool) and on the worker
-// threads (the default, at nice 10), and on worker threads under SCHED_IDLE (WORKER_PRIORITY=idle). Also the
+// load, with the CPU-heavy work on the event loop (WORKER_THREADS=0, as before the worker pool), on worker threads at
+// nice 10 (WORKER_PRIORITY=low) and on worker threads under SCHED_IDLE (the default). Also the
 // event-loop delay (p99 and max, through /metrics) and the cards and faces served.
 // Usage: npm run build && node bench/workers.mjs
 //   (env: BENCH_DURATION seconds per phase, default 10; BENCH_ROUNDS, default 3; BENCH_CHAT_RATE chat calls/s,
@@ -156,12 +156,12 @@ try {
   const targets = [
     { name: 'event loop (WORKER_THREADS=0)', ...(await start('kasir on the event loop', 0)) },
     {
-      name: `worker pool (${POOL_THREADS ?? 'default'} threads)`,
-      ...(await start('kasir with the pool', POOL_THREADS)),
+      name: `worker pool (${POOL_THREADS ?? 'default'} threads), nice 10`,
+      ...(await start('kasir with the pool at low priority', POOL_THREADS, 'low')),
     },
     {
       name: `worker pool (${POOL_THREADS ?? 'default'} threads), SCHED_IDLE`,
-      ...(await start('kasir with the pool at idle priority', POOL_THREADS, 'idle')),
+      ...(await start('kasir with the pool', POOL_THREADS)),
     },
   ];
   // Warm-up: the chat path compiled, fonts, engines and the face model loaded (in the threads too).

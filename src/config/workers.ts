@@ -8,7 +8,7 @@ import { int, type SettingsArea } from './setting.js';
 export const workersEnvShape = {
   WORKER_THREADS: int(0, 64).optional(),
   WORKER_QUEUE_MAX: int(1, 100_000).default(32),
-  WORKER_PRIORITY: z.enum(['low', 'idle']).default('low'),
+  WORKER_PRIORITY: z.enum(['low', 'idle']).default('idle'),
 };
 
 export interface WorkersConfig {
@@ -18,7 +18,8 @@ export interface WorkersConfig {
   queueMax: number;
   /**
    * How far below the event loop the threads run: `low` is nice 10 (a smaller share of a busy CPU); `idle` is Linux's
-   * SCHED_IDLE (only CPU time nothing else wants: the event loop takes a core from a thread the moment it wakes).
+   * SCHED_IDLE (only CPU time nothing else wants: the event loop takes a core from a thread the moment it wakes),
+   * lifted to nice 10 while the threads starve (workers/starvation-guard.ts).
    */
   priority: 'low' | 'idle';
 }
@@ -32,7 +33,7 @@ export function parseWorkers(e: Record<string, unknown>, cores: number): Workers
   return {
     threads: e.WORKER_THREADS === undefined ? defaultWorkerThreads(cores) : Number(e.WORKER_THREADS),
     queueMax: Number(e.WORKER_QUEUE_MAX),
-    priority: e.WORKER_PRIORITY === 'idle' ? 'idle' : 'low',
+    priority: e.WORKER_PRIORITY === 'low' ? 'low' : 'idle',
   };
 }
 
@@ -49,7 +50,7 @@ export const workersSettings: SettingsArea = {
       vars: ['WORKER_THREADS'],
       default: 'CPU cores − 1, within 1..2',
       meaning:
-        "Worker threads for CPU-heavy work (cards' layout and PNG encoding, the face model), started on the first such call and run at a lower priority (nice 10) than the event loop; `0` runs the work on the event loop, where one card holds every other request up. Each thread that has run a face call keeps its own copy of the face model (about 180 MB).",
+        "Worker threads for CPU-heavy work (cards' layout and PNG encoding, the face model), started on the first such call and run at a lower priority than the event loop (`WORKER_PRIORITY`); `0` runs the work on the event loop, where one card holds every other request up. Each thread that has run a face call keeps its own copy of the face model (about 180 MB).",
     },
     {
       vars: ['WORKER_QUEUE_MAX'],
@@ -59,9 +60,9 @@ export const workersSettings: SettingsArea = {
     },
     {
       vars: ['WORKER_PRIORITY'],
-      default: '`low`',
+      default: '`idle`',
       meaning:
-        "How the worker threads yield to the event loop: `low` runs them at nice 10; `idle` under Linux's SCHED_IDLE (set with util-linux's `chrt`), where a waking event loop takes the CPU from them at once, so paid calls keep their latency while cards and faces render (`bench/workers.mjs`). With `idle`, CPU time other processes keep taking is never the threads': on a machine whose cores are busy with other work, cards and face calls wait, and the queue answers 503 `overloaded`. For an instance with cores of its own.",
+        "How the worker threads yield to the event loop. `idle`: Linux's SCHED_IDLE (set with util-linux's `chrt`), where a waking event loop takes the CPU from them at once, so paid calls keep their latency while cards and faces render (`bench/workers.mjs`); when tasks are in flight and none has finished for a second (other processes keep every core busy), the threads go back to the normal policy at nice 10 until the pool is empty again, so a card or face call is slowed, never stalled. `low`: nice 10 always (a smaller share of a busy core, but a waking event loop may wait for a thread's time slice). Where `chrt` or SCHED_IDLE is missing, `idle` is `low`.",
     },
   ],
 };

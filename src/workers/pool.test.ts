@@ -1,14 +1,24 @@
 // The worker pool: threads started on first use, 0 threads on the event loop, overload refused with 503.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HOLD, KERNEL_THREAD, SPIN } from '../../test/support/worker-task.js';
+import { HOLD, KERNEL_THREAD, SPIN, WORK } from '../../test/support/worker-task.js';
 import { ApiError } from '../http/errors.js';
 import { createWorkerPool } from './pool.js';
 
 const spin = (ms: number) => ({ ms });
+
+const linux = process.platform === 'linux';
+/** The policy the kernel holds for a thread, as an operator reads it. */
+const policy = (tid: number) => execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
+/** A thread's nice value, from /proc. */
+const nice = (tid: number) => {
+  // The fields after the name (which may hold spaces and ends with ')'); the nice value is the 19th field.
+  const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
 
 describe('the worker pool', () => {
   const pools: Array<ReturnType<typeof createWorkerPool>> = [];
@@ -67,16 +77,9 @@ describe('the worker pool', () => {
     expect(delay.max / 1e6).toBeLessThan(100);
   }, 60_000);
 
-  it.runIf(process.platform === 'linux')(
+  it.runIf(linux)(
     'runs its threads at nice 10, and under SCHED_IDLE with priority idle; the event loop keeps the normal policy',
     async () => {
-      // `chrt -p` reads the policy the kernel holds for a thread, as an operator would; /proc its nice value.
-      const policy = (tid: number) => execFileSync('chrt', ['-p', String(tid)], { encoding: 'utf8' });
-      const nice = (tid: number) => {
-        // The fields after the name (which may hold spaces and ends with ')'); the nice value is the 19th field.
-        const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-      };
       const low = await pool(1, 4).run<{ tid: number | undefined }>(KERNEL_THREAD, {});
       expect(low.tid).toBeGreaterThan(0);
       expect(policy(low.tid ?? 0)).toMatch(/scheduling policy: SCHED_OTHER/);
@@ -84,6 +87,34 @@ describe('the worker pool', () => {
       const idle = await pool(1, 4, 'idle').run<{ tid: number | undefined }>(KERNEL_THREAD, {});
       expect(policy(idle.tid ?? 0)).toMatch(/scheduling policy: SCHED_IDLE/);
       expect(policy(process.pid)).toMatch(/SCHED_OTHER/);
+    },
+    60_000,
+  );
+
+  it.runIf(linux)(
+    'lifts SCHED_IDLE threads to the normal policy while their tasks starve, and back once the pool is empty',
+    async () => {
+      const p = pool(1, 4, 'idle');
+      const { tid = 0 } = await p.run<{ tid: number | undefined }>(KERNEL_THREAD, {});
+      expect(policy(tid)).toMatch(/SCHED_IDLE/);
+      // The thread and a process that never sleeps share one core: under SCHED_IDLE the thread gets a fraction of a
+      // percent of it, and about a tenth at nice 10. The task needs some 0.1 s of CPU: about half a minute starved.
+      execFileSync('taskset', ['-pc', '0', String(tid)]);
+      const hog = spawn('taskset', ['-c', '0', process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' });
+      try {
+        const began = performance.now();
+        const done = p.run<{ value: number }>(WORK, { iterations: 100_000_000 });
+        done.catch(() => {}); // awaited below; a failed expectation before that must not leave it unhandled
+        await expect.poll(() => policy(tid), { timeout: 10_000, interval: 100 }).toMatch(/SCHED_OTHER/);
+        expect(p.lifted).toBe(true);
+        expect(nice(tid)).toBe(10);
+        await done;
+        expect(performance.now() - began).toBeLessThan(20_000);
+      } finally {
+        hog.kill('SIGKILL');
+      }
+      await expect.poll(() => policy(tid), { timeout: 10_000, interval: 100 }).toMatch(/SCHED_IDLE/);
+      expect(p.lifted).toBe(false);
     },
     60_000,
   );

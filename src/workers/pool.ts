@@ -10,7 +10,9 @@ import type { WorkersConfig } from '../config/workers.js';
 import type { CallSignal } from '../http/call-signal.js';
 import { ApiError } from '../http/errors.js';
 import { shippedFile } from '../shipped-files.js';
+import { StarvationGuard } from './starvation-guard.js';
 import type { TaskRef } from './task.js';
+import { IDLE_THREAD, setThreadPolicy } from './thread-priority.js';
 
 type Piscina = import('piscina').Piscina;
 
@@ -26,6 +28,8 @@ export interface WorkerPool {
   readonly waiting: number;
   /** Threads running now (0 until the first task). */
   readonly threads: number;
+  /** Under SCHED_IDLE: the threads are lifted to the normal policy for now, their tasks having starved. */
+  readonly lifted: boolean;
   /** Stops the threads (tasks still running are abandoned). */
   close(): Promise<void>;
 }
@@ -39,6 +43,13 @@ const ENTRY = shippedFile(fromSources ? 'workers/source-entry.mjs' : 'workers/en
 
 /** A worker's thread may idle this long before it exits (a new one starts with the next task). */
 const IDLE_MS = 60_000;
+
+/**
+ * Under SCHED_IDLE, how long tasks may be in flight with none finishing before the threads are lifted to the normal
+ * policy (starvation-guard.ts): several times a card's or a face's time on a busy core, so a loaded but working pool
+ * keeps its idle policy.
+ */
+const STARVING_AFTER_MS = 1_000;
 
 /** The 503 of a full queue: nothing was charged, and the caller may retry after `seconds`. */
 export function overloaded(seconds: number): ApiError {
@@ -57,6 +68,8 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
   let inFlight = 0;
   /** A moving average of a task's time, in ms, for `Retry-After`. */
   let meanMs = 250;
+  const guard =
+    config.priority === 'idle' ? new StarvationGuard(STARVING_AFTER_MS, setThreadPolicy) : undefined;
 
   const start = () => {
     pool ??= import('piscina').then(({ Piscina }) => {
@@ -72,6 +85,10 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
         // Tasks await libuv and WebAssembly work: between tasks a thread keeps its event loop running.
         atomics: 'disabled',
       });
+      started.on('message', (message: unknown) => {
+        const tid = (message as Record<string, unknown> | null)?.[IDLE_THREAD];
+        if (typeof tid === 'number') guard?.adopt(tid);
+      });
       return started;
     });
     return pool;
@@ -84,10 +101,12 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
   async function timed<T>(work: () => Promise<T>): Promise<T> {
     const began = performance.now();
     inFlight++;
+    guard?.started();
     try {
       return await work();
     } finally {
       inFlight--;
+      guard?.finished();
       meanMs = 0.8 * meanMs + 0.2 * (performance.now() - began);
     }
   }
@@ -125,6 +144,9 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
     },
     get threads() {
       return started?.threads.length ?? 0;
+    },
+    get lifted() {
+      return guard?.lifted ?? false;
     },
     async close() {
       const closing = started;

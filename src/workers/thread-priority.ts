@@ -8,11 +8,14 @@
  * thread keeps the nice value.
  */
 import { execFile } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /** The nice value a thread keeps where SCHED_IDLE cannot be had (Linux keeps one per thread; 0 is the event loop's). */
 const WORKER_NICE = 10;
+
+/** The key of the message in which a worker thread under SCHED_IDLE tells the pool its kernel id. */
+export const IDLE_THREAD = 'kasirIdleThread';
 
 /** This thread's kernel id on Linux (`<pid>/task/<tid>`), or undefined elsewhere. */
 export function threadId(): number | undefined {
@@ -25,18 +28,39 @@ export function threadId(): number | undefined {
 }
 
 /**
- * Lowers this thread's priority: nice 10 at once, then (with `idle`) SCHED_IDLE once `chrt` has run (resolves true
- * if that took). Never throws: a platform that refuses either leaves the thread at the priority it has.
+ * Lowers this thread's priority: nice 10 at once, then (with `idle`) SCHED_IDLE once `chrt` has run. Resolves with
+ * the thread's id if it is now under SCHED_IDLE (what the pool's starvation guard needs to lift it), else undefined.
+ * Never throws: a platform that refuses either leaves the thread at the priority it has.
  */
-export function lowerThreadPriority(idle: boolean): Promise<boolean> {
+export async function lowerThreadPriority(idle: boolean): Promise<number | undefined> {
   try {
     setPriority(0, WORKER_NICE);
   } catch {
     // Not every platform lets a thread lower its own priority.
   }
   const tid = idle ? threadId() : undefined;
-  if (tid === undefined) return Promise.resolve(false);
+  if (tid === undefined) return undefined;
+  return (await setThreadPolicy(tid, true)) ? tid : undefined;
+}
+
+/**
+ * Puts thread `tid` of this process under SCHED_IDLE (`idle`) or back under the normal policy at nice 10. Only a
+ * thread still listed in /proc/self/task is touched (an id of a thread that exited may be reused by another
+ * process's). Resolves false where that cannot be done.
+ */
+export function setThreadPolicy(tid: number, idle: boolean): Promise<boolean> {
+  if (!existsSync(`/proc/self/task/${tid}`)) return Promise.resolve(false);
   return new Promise((resolve) => {
-    execFile('chrt', ['--idle', '--pid', '0', String(tid)], { timeout: 5_000 }, (error) => resolve(!error));
+    const policy = idle ? ['--idle'] : ['--other'];
+    execFile('chrt', [...policy, '--pid', '0', String(tid)], { timeout: 5_000 }, (error) => {
+      if (!error && !idle) {
+        try {
+          setPriority(tid, WORKER_NICE);
+        } catch {
+          // The normal policy alone already ends the starvation.
+        }
+      }
+      resolve(!error);
+    });
   });
 }

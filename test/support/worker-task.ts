@@ -1,6 +1,6 @@
 // Tasks for tests of the worker pool: `spin` keeps its thread busy computing for a while, `hold` keeps it taken
 // without using the CPU (a queue filled on a busy machine stays filled as long as asked); both say which thread ran
-// them.
+// them. `work` does a fixed amount of computing, however long the thread waits for a CPU to do it on.
 import { threadId } from 'node:worker_threads';
 import type { TaskRef } from '../../src/workers/task.js';
 import { threadId as kernelThreadId } from '../../src/workers/thread-priority.js';
@@ -11,6 +11,12 @@ export function spin(input: { ms: number }): { threadId: number } {
     // busy, as a card's layout is
   }
   return { threadId };
+}
+
+export function work(input: { iterations: number }): { value: number } {
+  let x = 1;
+  for (let i = 0; i < input.iterations; i++) x = (Math.imul(x, 1_103_515_245) + 12_345) | 0;
+  return { value: x };
 }
 
 export function hold(input: { ms: number }): { threadId: number } {
@@ -25,6 +31,8 @@ export const SPIN: TaskRef = {
 };
 
 export const HOLD: TaskRef = { ...SPIN, name: 'hold' };
+
+export const WORK: TaskRef = { ...SPIN, name: 'work' };
 
 /** The kernel's id of the thread running the task (Linux), to read its scheduling policy from outside. */
 export function kernelThread(): { tid: number | undefined } {
