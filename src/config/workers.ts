@@ -62,7 +62,7 @@ export const workersSettings: SettingsArea = {
       vars: ['WORKER_PRIORITY'],
       default: '`idle`',
       meaning:
-        "How the worker threads yield to the event loop. `idle`: Linux's SCHED_IDLE (set with util-linux's `chrt`), where a waking event loop takes the CPU from them at once, so paid calls keep their latency while cards and faces render (`bench/workers.mjs`); when tasks are in flight and none has finished for a second (other processes keep every core busy), the threads go back to the normal policy at nice 10 until the pool is empty again, so a card or face call is slowed, never stalled. `low`: nice 10 always (a smaller share of a busy core, but a waking event loop may wait for a thread's time slice). Where `chrt` or SCHED_IDLE is missing, `idle` is `low`.",
+        "How the worker threads yield to the event loop. `idle`: Linux's SCHED_IDLE (set with util-linux's `chrt`), where a waking event loop takes the CPU from them at once, so paid calls keep their latency while cards and faces render (`bench/workers.mjs`); when tasks are in flight and none has finished for a second (other processes keep every core busy), the threads go back to the normal policy at nice 10 until the pool is empty again, so a card or face call is slowed, never stalled. `low`: nice 10 always (a smaller share of a busy core, but a waking event loop may wait for a thread's time slice). Where `chrt` or SCHED_IDLE is missing, or the process may not lift its threads back (that takes CAP_SYS_NICE, as root has, or an RLIMIT_NICE of 10 or more: `docker run --ulimit nice=10`, as `compose.yaml` sets), `idle` is `low`.",
     },
   ],
 };

@@ -12,7 +12,7 @@ import { ApiError } from '../http/errors.js';
 import { shippedFile } from '../shipped-files.js';
 import { StarvationGuard } from './starvation-guard.js';
 import type { TaskRef } from './task.js';
-import { IDLE_THREAD, setThreadPolicy } from './thread-priority.js';
+import { IDLE_THREAD, setThreadPolicy, thisProcessCanLeaveIdle } from './thread-priority.js';
 
 type Piscina = import('piscina').Piscina;
 
@@ -68,8 +68,9 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
   let inFlight = 0;
   /** A moving average of a task's time, in ms, for `Retry-After`. */
   let meanMs = 250;
-  const guard =
-    config.priority === 'idle' ? new StarvationGuard(STARVING_AFTER_MS, setThreadPolicy) : undefined;
+  // SCHED_IDLE only where the guard can lift the threads from it again (else they could starve without end).
+  const idle = config.priority === 'idle' && thisProcessCanLeaveIdle();
+  const guard = idle ? new StarvationGuard(STARVING_AFTER_MS, setThreadPolicy) : undefined;
 
   const start = () => {
     pool ??= import('piscina').then(({ Piscina }) => {
@@ -81,7 +82,7 @@ export function createWorkerPool(config: WorkersConfig): WorkerPool {
         maxQueue: config.queueMax + config.threads,
         idleTimeout: IDLE_MS,
         // How far below the event loop the threads run (entry.ts).
-        workerData: { priority: config.priority },
+        workerData: { priority: idle ? 'idle' : 'low' },
         // Tasks await libuv and WebAssembly work: between tasks a thread keeps its event loop running.
         atomics: 'disabled',
       });

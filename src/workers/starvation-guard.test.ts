@@ -1,6 +1,7 @@
 // The starvation guard: SCHED_IDLE threads lifted only when the pool stops making progress, and put back once empty.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StarvationGuard } from './starvation-guard.js';
+import { idleCanBeLeft } from './thread-priority.js';
 
 describe('the starvation guard', () => {
   let calls: Array<[number, boolean]>;
@@ -82,5 +83,21 @@ describe('the starvation guard', () => {
     g.started();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(calls.filter(([tid]) => tid === 99)).toEqual([[99, false]]);
+  });
+});
+
+describe('whether a process may leave SCHED_IDLE', () => {
+  const limits = (soft: string) =>
+    `Limit                     Soft Limit           Hard Limit           Units     \nMax nice priority         ${soft}                    ${soft}                    \n`;
+  it('may with CAP_SYS_NICE (root), whatever its nice limit', () => {
+    expect(idleCanBeLeft('Name:\tnode\nCapEff:\t000001fffeffffff\n', limits('0'))).toBe(true);
+  });
+  it('may not as an unprivileged user with the default nice limit', () => {
+    expect(idleCanBeLeft('CapEff:\t0000000000000000\n', limits('0'))).toBe(false);
+    expect(idleCanBeLeft('CapEff:\t0000000000000000\n', limits('9'))).toBe(false);
+  });
+  it('may with a nice limit of 10 or more (docker run --ulimit nice=10)', () => {
+    expect(idleCanBeLeft('CapEff:\t0000000000000000\n', limits('10'))).toBe(true);
+    expect(idleCanBeLeft('CapEff:\t0000000000000000\n', limits('unlimited'))).toBe(true);
   });
 });

@@ -8,7 +8,7 @@
  * thread keeps the nice value.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /** The nice value a thread keeps where SCHED_IDLE cannot be had (Linux keeps one per thread; 0 is the event loop's). */
@@ -63,4 +63,31 @@ export function setThreadPolicy(tid: number, idle: boolean): Promise<boolean> {
       resolve(!error);
     });
   });
+}
+
+/** CAP_SYS_NICE's bit in a capability set. */
+const CAP_SYS_NICE = 23n;
+
+/**
+ * Whether a process with this `/proc/self/status` and `/proc/self/limits` may put a thread it put under SCHED_IDLE
+ * back under the normal policy at nice 10. Linux counts leaving SCHED_IDLE as raising a priority: it needs
+ * CAP_SYS_NICE or an RLIMIT_NICE of at least 10 (20 − nice), and an unprivileged user has neither by default.
+ */
+export function idleCanBeLeft(status: string, limits: string): boolean {
+  const caps = /^CapEff:\s*([0-9a-fA-F]+)\s*$/m.exec(status)?.[1];
+  if (caps && ((BigInt(`0x${caps}`) >> CAP_SYS_NICE) & 1n) === 1n) return true;
+  const soft = /^Max nice priority\s+(\S+)/m.exec(limits)?.[1];
+  return soft === 'unlimited' || Number(soft) >= 20 - WORKER_NICE;
+}
+
+/** idleCanBeLeft for this process (false where /proc cannot be read). */
+export function thisProcessCanLeaveIdle(): boolean {
+  try {
+    return idleCanBeLeft(
+      readFileSync('/proc/self/status', 'utf8'),
+      readFileSync('/proc/self/limits', 'utf8'),
+    );
+  } catch {
+    return false;
+  }
 }
