@@ -164,7 +164,14 @@ try {
         const pct = (q) => inWindow[Math.min(inWindow.length - 1, Math.floor(q * inWindow.length))] ?? 0;
         const mem = peaks;
         peaks = instances.map(() => 0);
-        windows.push({ end: elapsed, n: inWindow.length, p50: pct(0.5), p99: pct(0.99), rss: mem });
+        windows.push({
+          start: windowStart,
+          end: elapsed,
+          n: inWindow.length,
+          p50: pct(0.5),
+          p99: pct(0.99),
+          rss: mem,
+        });
         console.error(
           `t=${elapsed.toFixed(0).padStart(4)} s  ${String(inWindow.length).padStart(6)} answers  p50 ${pct(0.5).toFixed(1)} ms  p99 ${pct(0.99).toFixed(1)} ms  peak rss ${mem.map((m) => m.toFixed(0)).join(' / ')} MB`,
         );
@@ -181,7 +188,7 @@ try {
   await new Promise((r) => setTimeout(r, 500));
   const after = await balance(instances[1], key);
 
-  const warm = windows.filter((w) => w.end > warmupSeconds);
+  const warm = windows.filter((w) => w.start >= warmupSeconds);
   // Growth: the highest reading of the last third of the windows after warm-up against that of the first third.
   const third = Math.max(1, Math.floor(warm.length / 3));
   const peakOf = (ws) => instances.map((_, i) => Math.max(...ws.map((w) => w.rss[i])));
