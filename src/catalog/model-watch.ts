@@ -6,12 +6,12 @@
  * later one fails; a list never read leaves its models as they were (available).
  */
 import type { Config } from '../config/load.js';
-import type { ProviderName } from '../config/providers.js';
-import { isSelfHosted } from '../config/providers.js';
+import { isSelfHosted, type ProviderName } from '../config/providers.js';
 import { type ListedModel, listModels, MODEL_LIST_FORMAT } from '../providers/model-lists.js';
+import { chatTargets } from '../providers/registry.js';
 import { priceOf, selfHostedEntry } from './self-hosted.js';
 import type { LoadedCatalog } from './served.js';
-import type { CatalogEntry, ModelEntry } from './types.js';
+import type { CatalogEntry } from './types.js';
 
 /** How long one list reading may take. */
 const LIST_TIMEOUT_MS = 10_000;
@@ -86,12 +86,11 @@ export function startModelWatch(
   let version = 0;
   const names = providersToRead(config);
 
-  const targetsOf = (entry: ModelEntry) => [entry.upstream, ...(entry.fallbacks ?? [])];
   const configured = (provider: ProviderName) => names.includes(provider);
 
   const unavailableReason = (entry: CatalogEntry): string | undefined => {
     if (entry.kind !== 'model' || isSelfHosted(entry.upstream.provider)) return undefined;
-    const targets = targetsOf(entry).filter((t) => configured(t.provider));
+    const targets = chatTargets(entry).filter((t) => configured(t.provider));
     if (targets.length === 0) return undefined;
     const reasons: string[] = [];
     for (const t of targets) {
@@ -135,7 +134,7 @@ export function startModelWatch(
     if (listed.length > 0) served.set(name, { ids: new Set(listed.map((m) => m.id)), at });
     const missing = catalog
       .models()
-      .filter((e) => targetsOf(e).some((t) => t.provider === name) && unavailableReason(e) !== undefined)
+      .filter((e) => chatTargets(e).some((t) => t.provider === name) && unavailableReason(e) !== undefined)
       .map((e) => e.id);
     readings.set(name, { provider: name, checkedAt: at, count: listed.length, missing });
     version++;

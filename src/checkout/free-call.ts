@@ -2,14 +2,10 @@
 import { CallAbort } from '../http/call-signal.js';
 import { type ApiError, invalidInput } from '../http/errors.js';
 import type { Exchange } from '../http/exchange.js';
-import { usageFacts } from '../rails/usage.js';
+import { freeUsageRow } from '../rails/usage.js';
 import type { OfferResult } from './offer.js';
 import type { CheckoutDeps, Sale } from './sale.js';
 import { runFailure } from './upstream-errors.js';
-
-/** The `rail` of a free call's usage row: no rail was asked, and nobody paid. */
-export const FREE_RAIL = 'free';
-const NOBODY = { accountId: null, keyId: null, address: null };
 
 /**
  * A free entry's call: validated and run like a paid one, answered with the offer's own result as it is (no id, cost
@@ -68,11 +64,7 @@ function record(
     errorCode: failure?.code ?? null,
   };
   try {
-    deps.recordUsage({
-      ...usageFacts(facts, { rail: FREE_RAIL, payer: NOBODY }),
-      charged_micro_usd: 0,
-      status: failure ? 'voided' : 'free',
-    });
+    deps.recordUsage(freeUsageRow(facts, failure === null));
   } catch (err) {
     deps.log.error({ reqId: x.requestId, err, offer }, 'could not record the usage of a free call');
   }

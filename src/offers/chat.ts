@@ -9,6 +9,7 @@ import type { ChatRuntime } from '../providers/chat-runtime.js';
 import {
   CHAT_WIRE_FORMAT,
   chatModelAvailable,
+  chatTargets,
   isChatProviderName,
   missingSettingOf,
 } from '../providers/registry.js';
@@ -36,10 +37,6 @@ function longCallRefusal(
       message: `a non-streamed answer of up to ${maxTokens} tokens may take longer than this server waits (${Math.round(callMs / 1000)} s); send "stream": true, or ask for at most ${limit} tokens`,
     },
   ]);
-}
-
-function targetsOf(entry: ModelEntry) {
-  return [entry.upstream, ...(entry.fallbacks ?? [])];
 }
 
 /**
@@ -82,7 +79,7 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
   // Providers are configured at start-up, so the targets are worked out once, on the first call.
   let configured: ChatTarget[] | undefined;
   const targets = (): ChatTarget[] => {
-    configured ??= targetsOf(entry).flatMap((t) => {
+    configured ??= chatTargets(entry).flatMap((t) => {
       const provider = chat.providers.get(t.provider);
       return provider && chat.providers.isConfigured(t.provider) ? [{ provider, model: t.endpoint }] : [];
     });
@@ -95,7 +92,7 @@ export function createChatOffer(entry: ModelEntry, chat: ChatRuntime): Offer {
       const tooLong = longCallRefusal(entry, input, chat.callTimeoutMs ?? 600_000);
       if (tooLong) throw tooLong;
       if (chatModelAvailable(entry, chat.providers)) return;
-      const missing = targetsOf(entry)
+      const missing = chatTargets(entry)
         .map((t) =>
           isChatProviderName(t.provider) ? missingSettingOf(t.provider) : `a ${t.provider} provider`,
         )

@@ -47,9 +47,17 @@ export interface ChatModelUpstreams {
   fallbacks?: ReadonlyArray<{ provider: string }>;
 }
 
+/** The model's upstreams in the order they are tried: the primary, then the fallbacks. */
+export function chatTargets<T extends { provider: string }>(entry: {
+  upstream: T;
+  fallbacks?: ReadonlyArray<T>;
+}): T[] {
+  return [entry.upstream, ...(entry.fallbacks ?? [])];
+}
+
 /** True when at least one of the model's targets can be reached from this server. */
 export function chatModelAvailable(entry: ChatModelUpstreams, chat: ChatProviders): boolean {
-  return [entry.upstream, ...(entry.fallbacks ?? [])].some((t) => chat.isConfigured(t.provider));
+  return chatTargets(entry).some((t) => chat.isConfigured(t.provider));
 }
 
 /** The setting an unconfigured provider is missing: its key, or for a self-hosted server (configured by its base URL alone) that URL. */
