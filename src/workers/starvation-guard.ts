@@ -16,8 +16,7 @@ export class StarvationGuard {
   private busy = 0;
   private lastProgress = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** The threads are under the normal policy for now. */
-  lifted = false;
+  private isLifted = false;
 
   constructor(
     private readonly graceMs: number,
@@ -25,10 +24,15 @@ export class StarvationGuard {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /** The threads are under the normal policy for now. */
+  get lifted(): boolean {
+    return this.isLifted;
+  }
+
   /** A thread of the pool that now runs under SCHED_IDLE. */
   adopt(tid: number): void {
     this.tids.add(tid);
-    if (this.lifted) this.apply([tid], false);
+    if (this.isLifted) this.apply([tid], false);
   }
 
   /** A task was handed to the pool. */
@@ -44,8 +48,8 @@ export class StarvationGuard {
     if (--this.busy > 0) return;
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.lifted) {
-      this.lifted = false;
+    if (this.isLifted) {
+      this.isLifted = false;
       this.apply([...this.tids], true);
     }
   }
@@ -57,13 +61,13 @@ export class StarvationGuard {
 
   private check(): void {
     this.timer = undefined;
-    if (this.busy === 0 || this.lifted) return;
+    if (this.busy === 0 || this.isLifted) return;
     const quiet = this.now() - this.lastProgress;
     if (quiet < this.graceMs) {
       this.arm(this.graceMs - quiet);
       return;
     }
-    this.lifted = true;
+    this.isLifted = true;
     this.apply([...this.tids], false);
   }
 
