@@ -122,7 +122,14 @@ async function underAttack() {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: chat('Say hello', { max_tokens: 64 }),
       });
-    const bodies = Object.values(SHAPES).map((build) => Buffer.from(build(MB)));
+    const bodies = Object.values(SHAPES).map((build) => build(MB));
+    // Each attack body is new to the instance (a number put ahead of its text): texts counted lately are looked up
+    // rather than counted again, and an attacker would not send the same text twice.
+    let made = 0;
+    const fresh = (n) => {
+      made++;
+      return Buffer.from(bodies[n % bodies.length].replace('"content":"', `"content":"${made} `));
+    };
     const attack = () => {
       let running = true;
       let sent = 0;
@@ -131,7 +138,7 @@ async function underAttack() {
         for (let n = i; running; n++) {
           const res = await request(`${kasir.url}/v1/chat/completions`, {
             method: 'POST',
-            body: bodies[n % bodies.length],
+            body: fresh(n),
             headers: { 'content-type': 'application/json' },
             dispatcher,
           });

@@ -1,5 +1,5 @@
 /** Estimates the tokens a chat request can bill: its input with a real tokenizer, its output at the ceiling the caller set. */
-import { countTokens, countTokensPatiently, type TokenCounter } from './tokenizer.js';
+import { countedLately, countTokens, countTokensPatiently, type TokenCounter } from './tokenizer.js';
 
 /** Output ceiling when the caller sends neither max_tokens nor max_completion_tokens. */
 export const DEFAULT_MAX_TOKENS = 1024;
@@ -92,7 +92,10 @@ export function precountInputTokens(
 ): Promise<void> | undefined {
   const texts: string[] = [];
   let chars = 0;
+  // Texts counted lately (earlier turns of a conversation, a system prompt) are looked up, not counted again.
   const wrapping = estimateInputTokens(input, (text) => {
+    const known = countedLately(text);
+    if (known !== undefined) return known;
     texts.push(text);
     chars += text.length;
     return 0;

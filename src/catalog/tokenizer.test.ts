@@ -6,6 +6,8 @@ import { countTokens as packageCount } from 'gpt-tokenizer';
 import generatedRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import {
+  countedLately,
+  countFresh,
   countTokens,
   countTokensPatiently,
   MAX_PIECE_CHARS,
@@ -149,11 +151,37 @@ describe('linear-time counts', () => {
 
   it('counts the same one slice at a time, and stops once past a cap', async () => {
     const texts = ['hello world '.repeat(5000), '中文'.repeat(20000), 'x'.repeat(100_000)];
-    const whole = texts.reduce((sum, t) => sum + countTokens(t), 0);
-    expect(await countTokensPatiently(texts)).toEqual({ tokens: whole, complete: true });
+    const whole = texts.reduce((sum, t) => sum + countFresh(t), 0);
+    // Capped first, while none of them was counted: counting stops inside the first text, which is not kept.
     const capped = await countTokensPatiently(texts, 1000);
     expect(capped.complete).toBe(false);
     expect(capped.tokens).toBeGreaterThan(1000);
     expect(capped.tokens).toBeLessThan(whole);
+    expect(countedLately(texts[0] as string)).toBeUndefined();
+    expect(await countTokensPatiently(texts)).toEqual({ tokens: whole, complete: true });
+    for (const t of texts) expect(countedLately(t)).toBe(countFresh(t));
+  });
+});
+
+describe('texts counted lately', () => {
+  it('are looked up, by their characters, with the count they had', () => {
+    const system = `You are a careful assistant. ${Date.now()} `.repeat(50);
+    expect(countedLately(system)).toBeUndefined();
+    const tokens = countTokens(system);
+    expect(tokens).toBe(countFresh(system));
+    // A copy of the text, as the next request's body parses it, finds the same count.
+    const copy = JSON.parse(JSON.stringify(system)) as string;
+    expect(countedLately(copy)).toBe(tokens);
+    expect(countTokens(copy)).toBe(tokens);
+  });
+
+  it('count a conversation whose earlier turns were counted as the sum of fresh counts', async () => {
+    const earlier = [`first question ${Date.now()} `.repeat(700), 'first answer '.repeat(700)];
+    for (const t of earlier) countTokens(t);
+    const next = `second question ${Date.now()} `.repeat(800);
+    expect(await countTokensPatiently([...earlier, next])).toEqual({
+      tokens: earlier.reduce((sum, t) => sum + countFresh(t), 0) + countFresh(next),
+      complete: true,
+    });
   });
 });

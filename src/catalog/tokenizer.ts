@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { RawBytePairRanks } from 'gpt-tokenizer/BytePairEncodingCore';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { CountMemo } from './count-memo.js';
 
 /** Counts the tokens of a text. */
 export type TokenCounter = (text: string) => number;
@@ -33,6 +34,12 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  * need the cache at all.
  */
 const MERGE_CACHE_PIECES = 1000;
+
+/**
+ * Counts of texts counted lately (see CountMemo): up to 8 M characters in all, a text of up to 1 M. Only whole
+ * counts are kept; a count stopped at a cap is not.
+ */
+const memo = new CountMemo(8 * 1024 * 1024, 1024 * 1024);
 
 function encoding(): GptEncoding {
   if (!o200k) {
@@ -106,7 +113,7 @@ export function segmentEnd(text: string, start: number, segmentChars = SEGMENT_C
  * exactly o200k's count unless MAX_PIECE_CHARS pass without a place to cut.
  * Written here: gpt-tokenizer has no bound on piece length, and no maintained o200k counter has one.
  */
-export const countTokens: TokenCounter = (text) => {
+export const countFresh: TokenCounter = (text) => {
   const enc = encoding();
   const n = text.length;
   if (n <= MAX_PIECE_CHARS) return enc.countTokens(text, PLAIN_TEXT);
@@ -118,6 +125,18 @@ export const countTokens: TokenCounter = (text) => {
   }
   return tokens;
 };
+
+/** countFresh's count, looked up instead when the text was counted lately (see CountMemo). */
+export const countTokens: TokenCounter = (text) => {
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const tokens = countFresh(text);
+  memo.set(text, tokens);
+  return tokens;
+};
+
+/** The count of `text` if it was counted lately (see CountMemo), without counting it. */
+export const countedLately = (text: string): number | undefined => memo.get(text);
 
 /** How long a count runs before it gives the event loop back. */
 const SLICE_MS = 1;
@@ -150,16 +169,25 @@ async function countInSlices(
   let tokens = 0;
   let sliceEnds = performance.now() + SLICE_MS;
   for (const text of texts) {
+    const known = memo.get(text);
+    if (known !== undefined) {
+      tokens += known;
+      if (tokens > cap) return { tokens, complete: false };
+      continue;
+    }
+    let own = 0;
     for (let start = 0; start < text.length; ) {
       const end = segmentEnd(text, start);
-      tokens += enc.countTokens(text.slice(start, end), PLAIN_TEXT);
+      own += enc.countTokens(text.slice(start, end), PLAIN_TEXT);
       start = end;
-      if (tokens > cap) return { tokens, complete: false };
+      if (tokens + own > cap) return { tokens: tokens + own, complete: false };
       if (performance.now() >= sliceEnds) {
         await new Promise((resolve) => setImmediate(resolve));
         sliceEnds = performance.now() + SLICE_MS;
       }
     }
+    memo.set(text, own);
+    tokens += own;
   }
   return { tokens, complete: true };
 }

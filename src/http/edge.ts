@@ -65,7 +65,12 @@ export class Edge {
         started,
       }),
     );
-    if (this.corsOrigins) setCorsHeaders(outgoing, this.corsOrigins, incoming.headers.origin);
+    // Only for a caller that names its origin, as a browser does on every cross-origin request (and on a POST, which
+    // a lane always is, a same-origin one too). Without it the answer carries no CORS headers, whose presence would
+    // take every answer off Node's one-object writeHead and onto its slower header store. A lane's answer is a POST's,
+    // which no cache keeps, so it needs no Vary on the origin either.
+    const origin = incoming.headers.origin;
+    if (this.corsOrigins && origin !== undefined) setCorsHeaders(outgoing, this.corsOrigins, origin);
     try {
       if (this.limiter) {
         const verdict = await this.limiter.hit(

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config/load.js';
+import { AUTOCHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -15,7 +16,14 @@ export type DbKind = 'sqlite' | 'postgres';
  * (prepared SQLite statements in synchronous transactions, single-round-trip PostgreSQL statements).
  */
 export type Db =
-  | { kind: 'sqlite'; kysely: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
+  | {
+      kind: 'sqlite';
+      kysely: Kysely<Database>;
+      sqlite: SQLite.Database;
+      /** The thread that checkpoints the file's WAL (null in memory). */
+      checkpointer: Checkpointer | null;
+      close(): Promise<void>;
+    }
   | { kind: 'postgres'; kysely: Kysely<Database>; pool: pg.Pool; close(): Promise<void> };
 
 /** pg, imported only when the database is PostgreSQL (a SQLite deployment never loads it). */
@@ -41,11 +49,12 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     const sqlite = new SQLite(target.file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    // Checkpoint every ~40 MB of WAL instead of every 4 MB: paid calls rewrite the same few pages (the ends
-    // of the ledger and usage indexes, the lease and account rows) commit after commit, and a checkpoint
-    // copies each distinct page once, so rarer checkpoints copy far fewer pages per call. After a checkpoint
-    // the WAL file is cut back to 64 MB at most.
-    sqlite.pragma('wal_autocheckpoint = 10000');
+    // The WAL is checkpointed by a thread of its own (checkpointer.ts), not inside this connection's commits. Should
+    // that thread stop, this connection checkpoints every ~40 MB of WAL rather than every 4 MB: paid calls rewrite
+    // the same few pages (the ends of the ledger and usage indexes, the lease and account rows) commit after commit,
+    // and a checkpoint copies each distinct page once, so rarer checkpoints copy far fewer pages per call. After a
+    // checkpoint the WAL file is cut back to 64 MB at most.
+    sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     sqlite.pragma('journal_size_limit = 67108864');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
@@ -54,7 +63,17 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     // temporary folder, about ten system calls per commit.
     sqlite.pragma('temp_store = MEMORY');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    db = { kind: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
+    const checkpointer = target.file === ':memory:' ? null : startCheckpointer(sqlite, target.file);
+    db = {
+      kind: 'sqlite',
+      kysely,
+      sqlite,
+      checkpointer,
+      close: async () => {
+        await checkpointer?.stop();
+        await kysely.destroy();
+      },
+    };
   } else {
     const { Pool } = await loadPg();
     const pool = new Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
