@@ -3,6 +3,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from './env.js';
+import type { LaneLine } from './lane-access-line.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -17,9 +18,15 @@ export interface Served {
   started: number;
 }
 
-export function recordRequest(log: Logger, metrics: Metrics, served: Served): void {
+/** Counts and logs one request; `line` writes a lane's line (see lane-access-line.ts), else the logger does. */
+export function recordRequest(log: Logger, metrics: Metrics, served: Served, line?: LaneLine | null): void {
   const seconds = (performance.now() - served.started) / 1000;
   metrics.observeRequest(served.method, served.route, served.status, seconds);
+  const ms = Math.round(seconds * 1000 * 10) / 10;
+  if (line) {
+    line(served.reqId, served.status, ms);
+    return;
+  }
   // The path only: query strings can carry personal data (a NIK, say) and are never logged.
   log.info(
     {
@@ -28,7 +35,7 @@ export function recordRequest(log: Logger, metrics: Metrics, served: Served): vo
       path: served.path,
       route: served.route,
       status: served.status,
-      ms: Math.round(seconds * 1000 * 10) / 10,
+      ms,
     },
     'request',
   );

@@ -11,6 +11,7 @@ import { incomingIp } from './client-ip.js';
 import { corsMiddleware, setCorsHeaders } from './cors.js';
 import type { AppEnv } from './env.js';
 import { type Exchange, sendJson } from './exchange.js';
+import { type LaneLine, laneAccessLine } from './lane-access-line.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { nodeExchange } from './node-exchange.js';
@@ -44,6 +45,18 @@ export class Edge {
     app.onError(renderError(this.log));
   }
 
+  /** Each lane's access-log line (null: the logger writes it), made when the lane first logs. */
+  private readonly lines = new Map<Lane, LaneLine | null>();
+
+  private lineOf(lane: Lane): LaneLine | null {
+    let line = this.lines.get(lane);
+    if (line === undefined) {
+      line = laneAccessLine(this.log, lane.method, lane.path);
+      this.lines.set(lane, line);
+    }
+    return line;
+  }
+
   /** Serves one request of `lane` on the Node server, answering errors in the one error shape. */
   async serveLane(
     lane: Lane,
@@ -55,15 +68,14 @@ export class Edge {
     const given = incoming.headers['x-request-id'];
     const reqId = requestIdFor(typeof given === 'string' ? given : undefined);
     // Logged once the response has closed: a stream's status and duration are known only then.
+    const line = this.lineOf(lane);
     const x = nodeExchange(incoming, outgoing, path, reqId, () =>
-      recordRequest(this.log, this.metrics, {
-        reqId,
-        method: lane.method,
-        path,
-        route: lane.path,
-        status: outgoing.statusCode,
-        started,
-      }),
+      recordRequest(
+        this.log,
+        this.metrics,
+        { reqId, method: lane.method, path, route: lane.path, status: outgoing.statusCode, started },
+        line,
+      ),
     );
     // Only for a caller that names its origin, as a browser does on every cross-origin request (and on a POST, which
     // a lane always is, a same-origin one too). Without it the answer carries no CORS headers, whose presence would
