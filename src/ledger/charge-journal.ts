@@ -31,6 +31,64 @@ export type JournalRecord =
   /** A call's own hold, captured: its answer is about to leave. */
   | { k: 'capture'; hold: string; account: string; amount: number; usage: UsageInsert };
 
+/**
+ * A charge's usage columns in the order its line lists them. A charge is journalled on every paid call, so its line
+ * is a JSON array (`["c", lease, account, id, amount, ...these]`) rather than an object: half the bytes, and half
+ * the time to write out. Every other record (a lease or hold opened, a hold captured) is a JSON object, and lines
+ * written as objects by an earlier version still read.
+ */
+const USAGE_COLUMNS = [
+  'created_at',
+  'request_id',
+  'rail',
+  'account_id',
+  'key_id',
+  'payer',
+  'offer_id',
+  'quote_micro_usd',
+  'charged_micro_usd',
+  'status',
+  'http_status',
+  'latency_ms',
+  'error_code',
+  'route',
+  'network',
+  'tx_id',
+] as const satisfies ReadonlyArray<keyof UsageInsert>;
+// Every usage column has its place in the line (this fails to compile when one is added to the table and not here).
+const everyColumnListed: [Exclude<keyof UsageInsert, (typeof USAGE_COLUMNS)[number]>] extends [never]
+  ? true
+  : never = true;
+void everyColumnListed;
+
+const CHARGE_LINE = 'c';
+/** From here on the columns are a wallet payment's, which a prepaid charge has none of (left out, not null). */
+const WALLET_COLUMNS_FROM = USAGE_COLUMNS.indexOf('route');
+
+/** A record as one journal line (newline included). */
+export function journalLine(record: JournalRecord): string {
+  if (record.k !== 'charge') return `${JSON.stringify(record)}\n`;
+  const line: unknown[] = [CHARGE_LINE, record.lease, record.account, record.id, record.amount];
+  const usage = record.usage;
+  for (const column of USAGE_COLUMNS) line.push(usage[column] ?? null);
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** A journal line read back (as journalLine writes it, or an object line); throws on a line cut short. */
+export function parseJournalLine(line: string): JournalRecord {
+  const value: unknown = JSON.parse(line);
+  if (!Array.isArray(value)) return value as JournalRecord;
+  if (value[0] !== CHARGE_LINE || value.length !== 5 + USAGE_COLUMNS.length)
+    throw new Error('not a charge line');
+  const usage: Record<string, unknown> = {};
+  USAGE_COLUMNS.forEach((column, i) => {
+    const cell = value[5 + i];
+    if (cell !== null || i < WALLET_COLUMNS_FROM) usage[column] = cell;
+  });
+  const [, lease, account, id, amount] = value as [unknown, string, string, string, number];
+  return { k: 'charge', lease, account, id, amount, usage: usage as UsageInsert };
+}
+
 /** The part of a journal file's name that says which process wrote it. */
 export interface JournalOwner {
   host: string;
@@ -117,8 +175,7 @@ export class ChargeJournal implements Journal {
 
   /** Writes one record, synchronously: when this returns, a process killed at once still leaves it in the file. */
   append(record: JournalRecord): void {
-    const line = `${JSON.stringify(record)}\n`;
-    this.bytes += writeSync(this.fd, line);
+    this.bytes += writeSync(this.fd, journalLine(record));
     this.live.set(keyOf(record), record);
     if (this.bytes > ROTATE_BYTES) this.rotate();
   }
@@ -150,7 +207,7 @@ export class ChargeJournal implements Journal {
     const tmp = `${next}.tmp`;
     const fd = openSync(tmp, 'w');
     let bytes = 0;
-    for (const record of this.live.values()) bytes += writeSync(fd, `${JSON.stringify(record)}\n`);
+    for (const record of this.live.values()) bytes += writeSync(fd, journalLine(record));
     // Renamed into place only once whole: a replay that finds both files applies each record once.
     renameSync(tmp, next);
     closeSync(this.fd);

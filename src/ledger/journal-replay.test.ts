@@ -15,7 +15,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
 import { chargedCalls, chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
 import { getBalance, placeHold, sweepExpiredHolds } from './books.js';
-import { ChargeJournal, type JournalOwner, journalFileName, thisProcess } from './charge-journal.js';
+import {
+  ChargeJournal,
+  type JournalOwner,
+  journalFileName,
+  journalLine,
+  parseJournalLine,
+  thisProcess,
+} from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
 import { replayOrphanJournals } from './journal-replay.js';
@@ -102,7 +109,7 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
       lines
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l).k),
+        .map((l) => parseJournalLine(l).k),
     ).toEqual(['lease', 'charge', 'charge', 'charge']);
     expect(live.pending).toBe(1); // the lease, until it goes back
     appendFileSync(path.join(dir, journalFileName(earlier(), '0')), lines);
@@ -223,13 +230,70 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
     const kept = readFileSync(path.join(dir, files[0] ?? ''), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { k: string; id?: string; lease?: string });
+      .map(parseJournalLine);
     // What the last rewrite kept, and what was written since: far fewer lines than were appended.
     expect(kept.length).toBeLessThan(10_000);
     expect(kept.some((r) => r.k === 'lease' && r.lease === leaseId)).toBe(true);
     for (const pendingId of ['chg_19997', 'chg_19998', 'chg_19999'])
-      expect(kept.filter((r) => r.id === pendingId)).toHaveLength(1);
+      expect(kept.filter((r) => r.k === 'charge' && r.id === pendingId)).toHaveLength(1);
     expect(journal.pending).toBe(4);
     journal.close();
+  });
+});
+
+describe('journal lines', () => {
+  const usage = {
+    created_at: '2026-11-26T10:00:00.000Z',
+    request_id: 'req-1',
+    rail: 'prepaid',
+    account_id: 'acct_1',
+    key_id: 'key_1',
+    payer: null,
+    offer_id: 'openai/gpt-4.1-mini',
+    quote_micro_usd: 106,
+    charged_micro_usd: 106,
+    status: 'charged' as const,
+    http_status: 200,
+    latency_ms: 3,
+    error_code: null,
+  };
+  const charge = {
+    k: 'charge' as const,
+    lease: 'lease_1',
+    account: 'acct_1',
+    id: 'chg_1',
+    amount: 106,
+    usage,
+  };
+
+  it('write a charge as a short array line that reads back as the same record', () => {
+    const line = journalLine(charge);
+    expect(line.startsWith('["c",')).toBe(true);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.length).toBeLessThan(JSON.stringify(charge).length * 0.7);
+    expect(parseJournalLine(line)).toEqual(charge);
+    const wallet = {
+      ...charge,
+      usage: { ...usage, route: '/x402/v1/chat', network: 'eip155:8453', tx_id: '0xab' },
+    };
+    expect(parseJournalLine(journalLine(wallet))).toEqual(wallet);
+  });
+
+  it('write every other record as an object, and read lines an earlier version wrote as objects', () => {
+    for (const record of [
+      { k: 'lease' as const, lease: 'lease_1', account: 'acct_1' },
+      { k: 'hold' as const, hold: 'hold_1', account: 'acct_1' },
+      { k: 'capture' as const, hold: 'hold_1', account: 'acct_1', amount: 5, usage },
+    ]) {
+      expect(journalLine(record)).toBe(`${JSON.stringify(record)}\n`);
+      expect(parseJournalLine(journalLine(record))).toEqual(record);
+    }
+    expect(parseJournalLine(JSON.stringify(charge))).toEqual(charge);
+  });
+
+  it('refuse a line cut short, as a killed process leaves its last one', () => {
+    const line = journalLine(charge).trim();
+    expect(() => parseJournalLine(line.slice(0, -5))).toThrow();
+    expect(() => parseJournalLine('["c","lease_1"]')).toThrow();
   });
 });

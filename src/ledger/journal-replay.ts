@@ -19,6 +19,7 @@ import {
   type JournalRecord,
   journalFileName,
   parseJournalFileName,
+  parseJournalLine,
 } from './charge-journal.js';
 import { InsufficientBalanceError, LeaseClosedError } from './errors.js';
 
@@ -142,7 +143,7 @@ function readRecords(file: string): JournalRecord[] {
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
     try {
-      records.push(JSON.parse(line) as JournalRecord);
+      records.push(parseJournalLine(line));
     } catch {
       // The last line of a process killed mid-write: its answer had not left yet.
     }
