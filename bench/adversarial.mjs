@@ -53,13 +53,13 @@ const SHAPES = {
     ),
 };
 
-/** Part 1: the checkout's work before any payment, as the chat route and pipeline do it. */
-async function validationCost() {
+/** The checkout's work before any payment on a raw chat body, as the chat route and pipeline do it. */
+async function prePaymentCheck() {
   const { loadCatalog } = await import(path.join(root, 'dist/catalog/load.js'));
   const { parseJsonBody } = await import(path.join(root, 'dist/http/body.js'));
   const catalog = loadCatalog({ marginPercent: {} });
   const entry = catalog.find(MODEL);
-  const prePayment = async (raw) => {
+  return async (raw) => {
     let input;
     try {
       input = parseJsonBody(raw);
@@ -71,6 +71,11 @@ async function validationCost() {
     if (!checked.ok) return 'refused (400)';
     return `quoted ${(checked.modelQuote ?? catalog.quote(entry, checked.value, 'prepaid')).costMicroUsd} µUSD`;
   };
+}
+
+/** Part 1: the checkout's work before any payment, per adversarial shape. */
+async function validationCost() {
+  const prePayment = await prePaymentCheck();
   // Warm up: compile the counting code and load the encoder.
   for (const build of Object.values(SHAPES)) await prePayment(Buffer.from(build(64 * 1024)));
   console.log('\nValidation and quote before payment, per shape (parse, token count, validation, quote)');
@@ -91,6 +96,31 @@ async function validationCost() {
       `${name.padEnd(24)} ${one.ms.toFixed(0).padStart(8)} ${four.ms.toFixed(0).padStart(8)} ${(four.ms / four.mb).toFixed(0).padStart(6)}  ${outcome} (4 MB)`,
     );
   }
+}
+
+/**
+ * Part 1b: a conversation's next turn. A chat client sends every earlier turn again with each new message; texts
+ * counted lately are looked up, so the next turn's quote counts only its new message.
+ */
+async function conversationCost() {
+  const prePayment = await prePaymentCheck();
+  const turns = [];
+  for (let i = 0; i < 40; i++)
+    turns.push({ role: i % 2 ? 'assistant' : 'user', content: `${i}: ${words(2 * 1024)}` });
+  const body = (messages) => Buffer.from(JSON.stringify({ model: MODEL, messages, max_tokens: 256 }));
+  const time = async (raw) => {
+    const started = performance.now();
+    await prePayment(raw);
+    return performance.now() - started;
+  };
+  // Warm up the encoder and the checks on other text.
+  await time(body([{ role: 'user', content: words(4 * 1024) }]));
+  const first = await time(body(turns));
+  const next = await time(body([...turns, { role: 'user', content: `next: ${words(2 * 1024)}` }]));
+  console.log(
+    `\nA conversation's next turn (${turns.length} turns, ${Math.round(body(turns).length / 1024)} KB): first quote ` +
+      `${first.toFixed(1)} ms, the next turn's quote (one new 2 KB message) ${next.toFixed(1)} ms`,
+  );
 }
 
 /** The event-loop delay since the last scrape, in ms (each scrape resets prom-client's delay histogram). */
@@ -197,5 +227,6 @@ async function underAttack() {
 }
 
 await validationCost();
+await conversationCost();
 pinSelf();
 await underAttack();
