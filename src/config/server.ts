@@ -72,7 +72,7 @@ export const serverSettings: SettingsArea = {
       vars: ['CORS_ORIGINS'],
       default: '`*`',
       meaning:
-        "Origins allowed to call the public routes from a browser: `*`, comma-separated origins (`https://app.example.com`), or `none`. Browser agents need it to read the 402's payment headers; it is never applied to `/dashboard`, `/v1/admin` or `/metrics`, and never allows credentials (keys travel in `Authorization`).",
+        "Origins allowed to call the public routes from a browser: `*`, comma-separated origins (`https://app.example.com`), or `none`. Browser agents need it to read the 402's payment headers; it is never applied to `/dashboard`, `/v1/admin` or `/metrics`, and never allows credentials (keys travel in `Authorization`). `POST /v1/chat/completions` (answered by the Node server itself, see *Architecture*) sends them only to a request with an `Origin` header, as every browser sends on a POST.",
     },
   ],
 };

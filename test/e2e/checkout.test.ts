@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJournalLine } from '../../src/ledger/charge-journal.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS, postJson } from '../support/app.js';
 import { bearer, chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -380,7 +381,9 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
                 .trim()
                 .split('\n'),
             )
-            .filter((line) => line.includes(accountId) && line.includes('"k":"charge"')).length;
+            .filter(Boolean)
+            .map(parseJournalLine)
+            .filter((r) => r.k === 'charge' && r.account === accountId).length;
     const res = await post(body, bearer(key));
     const reading = res.text();
     await new Promise((r) => setTimeout(r, 400));
