@@ -1,7 +1,8 @@
 /**
  * The thread that checkpoints a SQLite database's write-ahead log (see checkpointer.ts), at nice 10: its own
- * connection to the file, a PASSIVE checkpoint every `intervalMs` (it copies what it can, never waiting for the server's writes), and
- * its figures to the parent after each one. It stops, closing its connection, when the parent says 'stop'.
+ * connection to the file, a PASSIVE checkpoint every `intervalMs` (it copies what it can, never waiting for the
+ * server's writes), and its figures to the parent after each one. It stops, closing its connection, when the parent
+ * says 'stop'.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
