@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, futimesSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import type { UsageInsert } from './dialect.js';
+import { USAGE_COLUMNS, type UsageInsert, WALLET_USAGE_COLUMNS } from './dialect.js';
 
 export type JournalRecord =
   /** A lease about to be opened on an account. */
@@ -32,45 +32,21 @@ export type JournalRecord =
   | { k: 'capture'; hold: string; account: string; amount: number; usage: UsageInsert };
 
 /**
- * A charge's usage columns in the order its line lists them. A charge is journalled on every paid call, so its line
- * is a JSON array (`["c", lease, account, id, amount, ...these]`) rather than an object: half the bytes, and half
- * the time to write out. Every other record (a lease or hold opened, a hold captured) is a JSON object, and lines
- * written as objects by an earlier version still read.
+ * A charge is journalled on every paid call, so its line is a JSON array (`["c", lease, account, id, amount, ...the
+ * usage columns, ...the wallet ones]`) rather than an object: half the bytes, and half the time to write out. Every
+ * other record (a lease or hold opened, a hold captured) is a JSON object, and lines written as objects by an
+ * earlier version still read.
  */
-const USAGE_COLUMNS = [
-  'created_at',
-  'request_id',
-  'rail',
-  'account_id',
-  'key_id',
-  'payer',
-  'offer_id',
-  'quote_micro_usd',
-  'charged_micro_usd',
-  'status',
-  'http_status',
-  'latency_ms',
-  'error_code',
-  'route',
-  'network',
-  'tx_id',
-] as const satisfies ReadonlyArray<keyof UsageInsert>;
-// Every usage column has its place in the line (this fails to compile when one is added to the table and not here).
-const everyColumnListed: [Exclude<keyof UsageInsert, (typeof USAGE_COLUMNS)[number]>] extends [never]
-  ? true
-  : never = true;
-void everyColumnListed;
+const LINE_COLUMNS = [...USAGE_COLUMNS, ...WALLET_USAGE_COLUMNS];
 
 const CHARGE_LINE = 'c';
-/** From here on the columns are a wallet payment's, which a prepaid charge has none of (left out, not null). */
-const WALLET_COLUMNS_FROM = USAGE_COLUMNS.indexOf('route');
 
 /** A record as one journal line (newline included). */
 export function journalLine(record: JournalRecord): string {
   if (record.k !== 'charge') return `${JSON.stringify(record)}\n`;
   const line: unknown[] = [CHARGE_LINE, record.lease, record.account, record.id, record.amount];
   const usage = record.usage;
-  for (const column of USAGE_COLUMNS) line.push(usage[column] ?? null);
+  for (const column of LINE_COLUMNS) line.push(usage[column] ?? null);
   return `${JSON.stringify(line)}\n`;
 }
 
@@ -78,12 +54,13 @@ export function journalLine(record: JournalRecord): string {
 export function parseJournalLine(line: string): JournalRecord {
   const value: unknown = JSON.parse(line);
   if (!Array.isArray(value)) return value as JournalRecord;
-  if (value[0] !== CHARGE_LINE || value.length !== 5 + USAGE_COLUMNS.length)
+  if (value[0] !== CHARGE_LINE || value.length !== 5 + LINE_COLUMNS.length)
     throw new Error('not a charge line');
   const usage: Record<string, unknown> = {};
-  USAGE_COLUMNS.forEach((column, i) => {
+  LINE_COLUMNS.forEach((column, i) => {
     const cell = value[5 + i];
-    if (cell !== null || i < WALLET_COLUMNS_FROM) usage[column] = cell;
+    // A wallet column a charge has none of is left out, as it was in the record journalled.
+    if (cell !== null || i < USAGE_COLUMNS.length) usage[column] = cell;
   });
   const [, lease, account, id, amount] = value as [unknown, string, string, string, number];
   return { k: 'charge', lease, account, id, amount, usage: usage as UsageInsert };

@@ -17,6 +17,35 @@ export type SettleOutcome = 'captured' | 'released';
 /** A usage row written in the same transaction as the settlement. */
 export type UsageInsert = Omit<UsageRecordTable, 'id'>;
 
+/** The columns every usage row has, in one order for every writer that lists them (statements, journal lines). */
+export const USAGE_COLUMNS = [
+  'created_at',
+  'request_id',
+  'rail',
+  'account_id',
+  'key_id',
+  'payer',
+  'offer_id',
+  'quote_micro_usd',
+  'charged_micro_usd',
+  'status',
+  'http_status',
+  'latency_ms',
+  'error_code',
+] as const satisfies ReadonlyArray<keyof UsageInsert>;
+
+/** The columns only a wallet payment's usage row has (left out of the others, not null). */
+export const WALLET_USAGE_COLUMNS = ['route', 'network', 'tx_id'] as const satisfies ReadonlyArray<
+  keyof UsageInsert
+>;
+// Every usage column is in one of the two lists (this fails to compile when a column is added to the table alone).
+const everyUsageColumnListed: [
+  Exclude<keyof UsageInsert, (typeof USAGE_COLUMNS)[number] | (typeof WALLET_USAGE_COLUMNS)[number]>,
+] extends [never]
+  ? true
+  : never = true;
+void everyUsageColumnListed;
+
 export interface LedgerKindEntry {
   kind: LedgerKind;
   amount: number;

@@ -19,6 +19,7 @@ import {
   leaseSize,
   type SettleOutcome,
   type SettleResult,
+  USAGE_COLUMNS,
   type UsageInsert,
 } from './dialect.js';
 import {
@@ -47,22 +48,6 @@ const KEY_HOLD_SQL = `
 UPDATE api_keys SET held_micro_usd = held_micro_usd + $1::bigint
 WHERE id = $2 AND (spend_cap_micro_usd IS NULL OR spent_micro_usd + held_micro_usd + $1::bigint <= spend_cap_micro_usd)
 RETURNING id`;
-
-const USAGE_COLUMNS = [
-  'created_at',
-  'request_id',
-  'rail',
-  'account_id',
-  'key_id',
-  'payer',
-  'offer_id',
-  'quote_micro_usd',
-  'charged_micro_usd',
-  'status',
-  'http_status',
-  'latency_ms',
-  'error_code',
-] as const;
 
 const USAGE_TYPES: Record<(typeof USAGE_COLUMNS)[number], string> = {
   created_at: 'text',

@@ -17,6 +17,7 @@ import {
   leaseSize,
   type SettleOutcome,
   type SettleResult,
+  USAGE_COLUMNS,
   type UsageInsert,
 } from './dialect.js';
 import {
@@ -91,9 +92,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       `UPDATE api_keys SET held_micro_usd = held_micro_usd - @q, spent_micro_usd = spent_micro_usd + @spent WHERE id = @key`,
     ),
     insertUsage: raw.prepare<unknown[]>(
-      `INSERT INTO usage_records (created_at, request_id, rail, account_id, key_id, payer, offer_id, quote_micro_usd,
-         charged_micro_usd, status, http_status, latency_ms, error_code)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')}) VALUES (${USAGE_COLUMNS.map(() => '?').join(', ')})`,
     ),
     entryByKey: raw.prepare<[string], { id: number }>(
       'SELECT id FROM ledger_entries WHERE idempotency_key = ?',
@@ -123,6 +122,7 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       e.reason ?? null,
       now,
     );
+  // Positional, in USAGE_COLUMNS' order (the statement's): every paid call binds these.
   const usage = (u: UsageInsert) =>
     s.insertUsage.run(
       u.created_at,
