@@ -242,28 +242,14 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
 });
 
 describe('journal lines', () => {
-  const usage = {
-    created_at: '2026-11-26T10:00:00.000Z',
-    request_id: 'req-1',
-    rail: 'prepaid',
-    account_id: 'acct_1',
-    key_id: 'key_1',
-    payer: null,
-    offer_id: 'openai/gpt-4.1-mini',
-    quote_micro_usd: 106,
-    charged_micro_usd: 106,
-    status: 'charged' as const,
-    http_status: 200,
-    latency_ms: 3,
-    error_code: null,
-  };
+  const charged = usage('acct_1', 'req-1', 106);
   const charge = {
     k: 'charge' as const,
     lease: 'lease_1',
     account: 'acct_1',
     id: 'chg_1',
     amount: 106,
-    usage,
+    usage: charged,
   };
 
   it('write a charge as a short array line that reads back as the same record', () => {
@@ -274,7 +260,7 @@ describe('journal lines', () => {
     expect(parseJournalLine(line)).toEqual(charge);
     const wallet = {
       ...charge,
-      usage: { ...usage, route: '/x402/v1/chat', network: 'eip155:8453', tx_id: '0xab' },
+      usage: { ...charged, route: '/x402/v1/chat', network: 'eip155:8453', tx_id: '0xab' },
     };
     expect(parseJournalLine(journalLine(wallet))).toEqual(wallet);
   });
@@ -283,7 +269,7 @@ describe('journal lines', () => {
     for (const record of [
       { k: 'lease' as const, lease: 'lease_1', account: 'acct_1' },
       { k: 'hold' as const, hold: 'hold_1', account: 'acct_1' },
-      { k: 'capture' as const, hold: 'hold_1', account: 'acct_1', amount: 5, usage },
+      { k: 'capture' as const, hold: 'hold_1', account: 'acct_1', amount: 5, usage: charged },
     ]) {
       expect(journalLine(record)).toBe(`${JSON.stringify(record)}\n`);
       expect(parseJournalLine(journalLine(record))).toEqual(record);
