@@ -1,5 +1,6 @@
 /** Process entry: config → stores → server → graceful shutdown. */
 import { createApp } from './app.js';
+import { buildTokenCounter } from './catalog/tokenizer.js';
 import { applyEnvFile } from './config/env-file.js';
 import { ConfigError } from './config/error.js';
 import { loadConfig } from './config/load.js';
@@ -28,6 +29,10 @@ async function main(): Promise<void> {
   const server = await startServer(createApp(wired.deps), config.host, config.port);
   console.error(`kasir listening on ${server.url} (public ${config.publicBaseUrl})`);
   for (const line of railSummary(config)) console.error(`kasir rail ${line}`);
+  // A chat quote counts tokens: the counter is built now, while the server has just started and is idle, rather than
+  // inside its first chat call, which every request in flight would wait through.
+  const sellsChat = wired.deps.offers.offered().some((e) => e.kind === 'model' && e.category === 'chat');
+  if (sellsChat) setImmediate(() => log.info({ ms: Math.round(buildTokenCounter()) }, 'token counter built'));
 
   let stopping = false;
   const stop = async (signal: string) => {
