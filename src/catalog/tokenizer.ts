@@ -1,6 +1,7 @@
 /**
- * Token counts for quotes: gpt-tokenizer's o200k encoding, built on the first count rather than at import. Its
- * 200,000 ranks hold about 18 MB of heap, which a server that has not quoted a token-priced call need not carry.
+ * Token counts for quotes: gpt-tokenizer's o200k encoding, built on the first count (or by buildTokenCounter, which a
+ * server that sells chat calls once it listens) rather than at import. Its 200,000 ranks hold about 18 MB of heap,
+ * which a server that quotes no token-priced call need not carry.
  */
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
