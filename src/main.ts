@@ -32,7 +32,15 @@ async function main(): Promise<void> {
   // A chat quote counts tokens: the counter is built now, while the server has just started and is idle, rather than
   // inside its first chat call, which every request in flight would wait through.
   const sellsChat = wired.deps.offers.offered().some((e) => e.kind === 'model' && e.category === 'chat');
-  if (sellsChat) setImmediate(() => log.info({ ms: Math.round(buildTokenCounter()) }, 'token counter built'));
+  if (sellsChat)
+    setImmediate(() => {
+      try {
+        log.info({ ms: Math.round(buildTokenCounter()) }, 'token counter built');
+      } catch (err) {
+        // Not fatal here: a chat quote builds it again, and answers the error, on its first count.
+        log.error({ err }, 'could not build the token counter');
+      }
+    });
 
   let stopping = false;
   const stop = async (signal: string) => {
