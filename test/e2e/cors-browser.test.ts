@@ -3,10 +3,10 @@
 // preflight), and read the 402 it gets without one. Chromium, unmodified, decides what the page may read.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { describeWithBrowser, executablePath } from '../support/browser.js';
+import { describeWithBrowser, launchChromium } from '../support/browser.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -19,7 +19,6 @@ describeWithBrowser('a browser agent on another site calling the chat lane', () 
   let page: Page;
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('chromium is not installed (apt-get install -y chromium)');
     kasir = await startPaidKasir('sqlite');
     server = await startServer(kasir.app, '127.0.0.1', 0);
     agentSite = createServer((_req, res) => {
@@ -27,11 +26,7 @@ describeWithBrowser('a browser agent on another site calling the chat lane', () 
       res.end('<!doctype html><title>agent</title>');
     });
     await new Promise<void>((resolve) => agentSite.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     // Another site: "localhost" is a different site from "127.0.0.1", where kasir listens.
     await page.goto(`http://localhost:${(agentSite.address() as AddressInfo).port}/`);

@@ -4,13 +4,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nowIso } from '../../src/ledger/ids.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type FakeMidtrans, startFakeMidtrans } from '../fakes/midtrans.js';
-import { describeWithBrowser, executablePath } from '../support/browser.js';
+import { describeWithBrowser, launchChromium } from '../support/browser.js';
 import { chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const MODEL = 'openai/gpt-4.1-mini';
@@ -29,7 +29,6 @@ run('the dashboard in a real browser', () => {
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('chromium is not installed (apt-get install -y chromium)');
     mkdirSync(ARTIFACTS, { recursive: true });
     midtrans = await startFakeMidtrans();
     kasir = await startPaidKasir('sqlite', {
@@ -39,11 +38,7 @@ run('the dashboard in a real browser', () => {
       PREPAID_LEASE_MICRO_USD: '0',
     });
     server = await startServer(kasir.app, '127.0.0.1', 0);
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ acceptDownloads: true, viewport: VIEWPORTS.desktop });
     page = await context.newPage();
     page.on('console', (m) => {

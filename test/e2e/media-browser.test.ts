@@ -3,10 +3,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { describeWithBrowser, executablePath } from '../support/browser.js';
+import { describeWithBrowser, launchChromium } from '../support/browser.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const run = describeWithBrowser;
@@ -41,7 +41,6 @@ run('stored media in a real browser next to a signed-in dashboard', () => {
   const bare = new Map<string, { type: string; bytes: Buffer }>();
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('chromium is not installed (apt-get install -y chromium)');
     watch = createServer((req, res) => {
       const served = bare.get(req.url ?? '');
       if (served) {
@@ -55,11 +54,7 @@ run('stored media in a real browser next to a signed-in dashboard', () => {
     watchUrl = `http://127.0.0.1:${(watch.address() as AddressInfo).port}`;
     kasir = await startPaidKasir('sqlite', {});
     server = await startServer(kasir.app, '127.0.0.1', 0);
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ acceptDownloads: true });
     page = await context.newPage();
     // Signed in to the dashboard: the session cookie is the prize a script on kasir's origin would take.
