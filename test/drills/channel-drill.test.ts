@@ -2,14 +2,14 @@
 // own channels on the devnet's Tempo escrow, one of two instances killed mid-load and replaced on an empty data
 // folder; once the dead instance's holds lapse, no hold is left open, every delivered answer is charged exactly its
 // cost, nothing else is charged but a call the kill caught, and each channel's spend is what its usage records charged.
-import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from '../support/built.js';
 import { postgresUp } from '../support/services.js';
 import { runChannelDrill } from './channels.mjs';
 
 describe.runIf(postgresUp)('payment-channel drill', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+    buildIfStale();
   }, 180_000);
 
   it('an instance killed under voucher-paid load and replaced: holds released or charged, spend = answers delivered', async () => {

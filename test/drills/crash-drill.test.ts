@@ -2,15 +2,15 @@
 // with SIGKILL at a random moment each round and restarted; every round, every answer callers received must be
 // charged, the balances must have fallen by exactly the charges, and a call charged without its answer delivered
 // can only be the one a kill caught between its journal line and its last write (at most one per kill).
-import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from '../support/built.js';
 import { postgresUp } from '../support/services.js';
 import { runPrepaidDrill as runCrashDrill } from './prepaid.mjs';
 
 describe('crash drill', () => {
   beforeAll(() => {
     // The drill runs the service as `npm start` does: the compiled code.
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+    buildIfStale();
   }, 120_000);
 
   it('SQLite, one instance killed and restarted: every delivered answer charged once, nothing else but a kill-window call', async () => {

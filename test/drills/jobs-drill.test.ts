@@ -3,8 +3,8 @@
 // run at fal and replaced on an empty data folder; every accepted job must end, a succeeded one delivered (its media
 // link answers fal's bytes) and charged once at its quote, a failed one charged nothing, the balance fallen by
 // exactly the charges, and fal sent each job once (the dead instance's jobs are adopted, not submitted again).
-import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from '../support/built.js';
 import { postgresUp, serviceAvailable } from '../support/services.js';
 import { runJobsDrill } from './jobs.mjs';
 
@@ -12,7 +12,7 @@ const s3Up = await serviceAvailable('s3');
 
 describe.runIf(postgresUp && s3Up)('async media jobs drill', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+    buildIfStale();
   }, 180_000);
 
   it('an instance killed with jobs in flight and replaced: every job ends, delivered and charged once, or failed and free', async () => {

@@ -4,6 +4,7 @@
 // once it is back.
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from '../support/built.js';
 import { postgresUp } from '../support/services.js';
 import { runPrepaidDrill } from './prepaid.mjs';
 
@@ -18,7 +19,7 @@ const redisServer = (() => {
 
 describe.runIf(postgresUp && redisServer)('Redis drill', () => {
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+    buildIfStale();
   }, 180_000);
 
   it('Redis killed and restarted under paid load: calls keep working, limits come back, the ledger balances', async () => {

@@ -3,8 +3,8 @@
 // replaced on an empty data folder; every payment settled on chain must have yielded its answer (delivered, or
 // retrieved by sending the same payment again), none settled twice, and the recipient must have received exactly
 // the settled payments.
-import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from '../support/built.js';
 import { postgresUp } from '../support/services.js';
 import { runMppDrill } from './mpp.mjs';
 import { runX402Drill } from './x402.mjs';
@@ -16,7 +16,7 @@ const DRILLS = [
 
 describe.runIf(postgresUp).each(DRILLS)('$rail drill', ({ run, connections }) => {
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+    buildIfStale();
   }, 180_000);
 
   it('an instance killed under paid load and replaced: every settled payment answered once, the recipient paid exactly', async () => {

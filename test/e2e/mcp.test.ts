@@ -1,7 +1,6 @@
 // kasir as an MCP server: the official SDK client over Streamable HTTP against a started kasir, listing the catalog as
 // tools and calling them through the same checkout as HTTP — a key, MPP (mppx's McpClient on a local Tempo chain) and
 // x402 (the stock EVM client on a local chain), with the charge exactly the quote and nothing charged on a refusal.
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -24,6 +23,7 @@ import { toolNameOf } from '../../src/mcp/tool-list.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type FakeEscrow, startFakeEscrow } from '../fakes/channel-escrow.js';
 import { DB_TARGETS, postJson } from '../support/app.js';
+import { buildIfStale } from '../support/built.js';
 import { CHAIN_ID, channelEnv, payerOn } from '../support/channel-payer.js';
 import { evmPayer } from '../support/evm-payer.js';
 import { listAllTools, mcpClient } from '../support/mcp-client.js';
@@ -582,7 +582,7 @@ describe.each(DB_TARGETS)('MCP on %s', (db) => {
   it('npx kasir mcp over real stdio: a paid call, and one above its per-call cap refused before paying', async () => {
     // bin/kasir.js builds dist/ when it is stale: done here first, so the build does not run inside the client's
     // connect timeout.
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+    buildIfStale();
     const { key, accountId } = await kasir.fundedKey(1_000_000);
     const price = quote('tools/exchange-rate', RATE_ARGS);
     const transport = new StdioClientTransport({

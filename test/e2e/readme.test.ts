@@ -7,7 +7,7 @@
 // section run there against what it started, which is stopped (SIGTERM to its process group) after them. Every
 // shell or JavaScript block is marked: runnable, the install line, or `<!-- not run: <reason> -->`, so none escapes
 // unnoticed. The `<!-- install -->` line must name the versions package.json pins.
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDevnet, startDevnet, writeDevnetFiles } from '../../src/devnet/command.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { buildIfStale } from '../support/built.js';
 import { type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -152,7 +153,7 @@ describe('the README', () => {
       let output = '';
       beforeAll(async () => {
         // dist/ built as `npm start` and `npx kasir` build it (once; later starts skip the build).
-        execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
+        buildIfStale();
         scratch = mkdtempSync(path.join(tmpdir(), 'kasir-readme-clone-'));
         for (const file of CHECKOUT) symlinkSync(path.join(root, file), path.join(scratch, file));
         port = await freePort();

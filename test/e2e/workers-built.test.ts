@@ -1,7 +1,7 @@
 // The worker threads of the built service (dist/, as `npm start` runs it): a card tool and a face tool answer
 // through the compiled worker entry, with the same PNG bytes and the same face values as the sources draw and find
 // on the event loop.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawCard } from '../../src/render/draw.js';
 import { themeOf } from '../../src/render/themes.js';
 import { createWorkerPool } from '../../src/workers/pool.js';
+import { buildIfStale, startBuilt } from '../support/built.js';
 import { bearer, type PaidKasir, startPaidKasir } from '../support/paid.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -34,31 +35,19 @@ describe('the built service’s worker threads', () => {
 
   beforeAll(async () => {
     // The service as `npm start` runs it: the compiled code.
-    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
-    const started = spawn(process.execPath, ['dist/main.js'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN: ADMIN,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-        WORKER_THREADS: '1',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    buildIfStale();
+    const started = await startBuilt({
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      WORKER_THREADS: '1',
     });
-    child = started;
-    url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      started.stderr?.on('data', (chunk) => {
-        seen += chunk;
-        const m = /listening on (http:\/\/[^\s]+:\d+)/.exec(seen);
-        if (m?.[1]) resolve(m[1]);
-      });
-      started.once('exit', (code) => reject(new Error(`dist/main.js exited with ${code}: ${seen}`)));
-    });
+    child = started.child;
+    url = started.url;
     const account = await post('/v1/admin/accounts', { label: 'workers' }, ADMIN);
     const id = String(account.body.account_id);
     await post(`/v1/admin/accounts/${id}/credit`, { amount_micro_usd: 1_000_000, reason: 'test' }, ADMIN);
