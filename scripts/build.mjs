@@ -16,12 +16,12 @@ function newestMtime(dir) {
 const marker = 'dist/.built';
 
 /**
- * Packages bundled into the server: plain JavaScript of many small modules that reads no files of its own and starts
- * no workers (the query builder, zod, Hono and the small parsers the lookups and media checks use), and the ones every
- * start-up loads: undici, ajv, prom-client and debug with what they require. Loaded from node_modules, each file of
- * theirs is resolved, read and wrapped on its own (undici alone is ~90 files); bundled, a start-up takes ~15 % less
- * CPU. Another package that requires one of them (the MCP SDK requires ajv, say) gets its own copy from node_modules:
- * kasir never hands their objects across.
+ * Packages bundled into the server: plain JavaScript of many small modules that reads no files of its own and
+ * starts no workers (the query builder, zod, Hono and the small parsers the lookups and media checks use, with the
+ * two packages those parsers require), and the ones every start-up loads: undici, ajv, prom-client and debug with
+ * what they require. Loaded from node_modules, each file of theirs is resolved, read and wrapped on its own (undici
+ * alone is ~90 files); bundled, a start-up takes ~15 % less CPU. Another package that requires one of them (the MCP
+ * SDK requires ajv, say) gets its own copy from node_modules: kasir never hands their objects across.
  */
 const BUNDLED = new RegExp(
   `^(${[
