@@ -90,6 +90,9 @@ export class PaidCall {
       throw await this.fail(err);
     }
     if (result.kind === 'stream') return this.stream(result);
+    // The caller hung up while work that does not stop on its signal (a tool in a worker thread) ran on: the answer
+    // can reach nobody, so nothing is charged, as when a hang-up stops an upstream call (see fail).
+    if (this.abort.aborted) throw await this.fail(this.abort.reason);
 
     const receipt = await this.settle(this.usage(200, null));
     this.count('charged');
@@ -146,7 +149,10 @@ export class PaidCall {
       next = await iterator.next();
       if (next.done)
         throw new ApiError('upstream_error', 'the upstream stream ended before sending anything');
+      // Gone before the first byte: charged nothing, whatever the upstream sends now.
+      if (this.abort.aborted) throw this.abort.reason;
     } catch (err) {
+      await iterator.return?.()?.catch(() => {});
       throw await this.fail(err);
     }
     const sink = this.x.openSse(this.auth.streamHeaders());
