@@ -24,8 +24,13 @@ import { startToolFakes, type ToolFakes } from '../support/tool-fakes.js';
 const FUNDS = 1_000_000_000;
 /** The headers every request to `path` carries (an MCP client's Accept on /mcp). */
 const routeHeaders = (path: string) => PAID_ROUTES.find((r) => r.path === path)?.headers ?? {};
-/** An answer slower than this is a hang. */
-const ANSWER_WITHIN_MS = 10_000;
+/**
+ * An answer slower than this is a hang. In CI four times as long, as vitest.config.ts gives every test there: this
+ * file shares the machine with the S3 gateway, the chains and two other test files, and a PostgreSQL-backed kasir
+ * there has answered calls in over 10 s while PostgreSQL was slow for everyone (refused bodies included), which is
+ * the machine, not a hang.
+ */
+const ANSWER_WITHIN_MS = process.env.CI ? 40_000 : 10_000;
 /** Stands for the funded key in generated headers (the key exists only once the suite has started). */
 const KEY = '<funded key>';
 
