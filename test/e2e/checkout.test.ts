@@ -30,16 +30,6 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     postJson(kasir, '/v1/chat/completions', body, headers);
   const totalHolds = async () =>
     (await kasir.deps.db.kysely.selectFrom('holds').select('id').execute()).length;
-  // Charges and usage rows are written just after each response: wait for this instance's writes first.
-  const usageOf = async (accountId: string) => {
-    await kasir.deps.reserves.flush();
-    return kasir.deps.db.kysely
-      .selectFrom('usage_records')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id')
-      .execute();
-  };
 
   it('answers 402 with the quote and every rail when no payment is attached, placing no hold', async () => {
     const before = await totalHolds();
@@ -187,7 +177,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
       expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
     }
     kasir.openai.setScript({});
-    const usage = await usageOf(accountId);
+    const usage = await kasir.usageRows(accountId);
     expect(usage.map((u) => [u.status, u.charged_micro_usd, u.http_status])).toEqual([
       ['voided', 0, 502],
       ['voided', 0, 400],
@@ -210,7 +200,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     const body = chatBody(MODEL, 'usage row please');
     const res = await post(body, { ...bearer(key), 'x-request-id': 'usage-row-test' });
     expect(res.status).toBe(200);
-    const [row] = await usageOf(accountId);
+    const [row] = await kasir.usageRows(accountId);
     expect(row).toMatchObject({
       request_id: 'usage-row-test',
       rail: 'prepaid',
@@ -293,7 +283,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     expect(text).not.toContain('[DONE]');
     expect(text.match(/^data: \{"id"/gm)?.length).toBeGreaterThanOrEqual(3);
     expect(await kasir.balance(accountId)).toEqual({ balance: 1_000_000, held: 0 });
-    const [row] = await usageOf(accountId);
+    const [row] = await kasir.usageRows(accountId);
     expect(row).toMatchObject({ status: 'voided', charged_micro_usd: 0, http_status: 502 });
     kasir.openai.setScript({});
   });
@@ -320,7 +310,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     const upstream = kasir.openai.requests.at(-1);
     expect(upstream?.finished).toBe(false);
     expect(upstream?.eventsSent).toBeLessThan(40);
-    const [row] = await usageOf(accountId);
+    const [row] = await kasir.usageRows(accountId);
     expect(row).toMatchObject({ status: 'charged', http_status: 499, error_code: 'client_disconnected' });
     kasir.openai.setScript({});
   });
@@ -340,11 +330,10 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
       await new Promise((r) => setTimeout(r, 10));
     hangUp.abort();
     await expect(pending).rejects.toThrow();
-    let rows = await usageOf(accountId);
-    for (let i = 0; i < 100 && rows.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      rows = await usageOf(accountId);
-    }
+    await expect
+      .poll(async () => (await kasir.usageRows(accountId)).length, { timeout: 5_000 })
+      .toBeGreaterThan(0);
+    const rows = await kasir.usageRows(accountId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       status: 'voided',
@@ -449,7 +438,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(900);
     expect(await kasir.balance(accountId)).toEqual({ balance: 0, held: 0 });
     expect(await kasir.ledger(accountId)).toEqual({ balance: 0, held: 0 });
-    const usage = await usageOf(accountId);
+    const usage = await kasir.usageRows(accountId);
     expect(usage).toHaveLength(100);
     expect(usage.reduce((sum, u) => sum + u.charged_micro_usd, 0)).toBe(quote * 100);
   });

@@ -24,15 +24,6 @@ describe('a caller hanging up on a worker-thread tool', () => {
     await kasir?.stop();
   });
 
-  const usageOf = async (accountId: string) => {
-    await kasir.deps.reserves.flush();
-    return kasir.deps.db.kysely
-      .selectFrom('usage_records')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id')
-      .execute();
-  };
   const post = (key: string, signal?: AbortSignal) =>
     request(`${server.url}/v1/tools/quote-card`, {
       method: 'POST',
@@ -66,11 +57,8 @@ describe('a caller hanging up on a worker-thread tool', () => {
     await expect(pending).rejects.toThrow();
     await held;
 
-    let rows = await usageOf(accountId);
-    for (let i = 0; i < 500 && rows.length < 2; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      rows = await usageOf(accountId);
-    }
+    await expect.poll(async () => (await kasir.usageRows(accountId)).length, { timeout: 10_000 }).toBe(2);
+    const rows = await kasir.usageRows(accountId);
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatchObject({
       status: 'voided',

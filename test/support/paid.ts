@@ -1,8 +1,10 @@
 // Helpers for paid-route tests: a kasir wired to fake chat upstreams and a fake fal queue, funded keys, quotes, balances and holds.
+import type { Selectable } from 'kysely';
 import type { RawEnv } from '../../src/config/config-file.js';
 import { issueKey } from '../../src/ledger/accounts.js';
 import { getBalance } from '../../src/ledger/books.js';
 import { ledgerTotals } from '../../src/ledger/history.js';
+import type { UsageRecordTable } from '../../src/store/schema.js';
 import type { WireOptions } from '../../src/wiring.js';
 import { startFakeAnthropic } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../fakes/chat-upstream.js';
@@ -40,6 +42,8 @@ export interface PaidKasir extends TestKasir {
   /** Σ ledger per account (must equal the account row), after the same return of unused leases. */
   ledger(accountId: string): Promise<{ balance: number; held: number }>;
   holdCount(accountId: string): Promise<number>;
+  /** The account's usage rows, oldest first, once this instance's pending charge writes are done. */
+  usageRows(accountId: string): Promise<Array<Selectable<UsageRecordTable>>>;
   stop(): Promise<void>;
 }
 
@@ -111,6 +115,15 @@ export async function startPaidKasir(
         .where('account_id', '=', accountId)
         .execute();
       return rows.length;
+    },
+    async usageRows(accountId) {
+      await kasir.deps.reserves.flush();
+      return store.kysely
+        .selectFrom('usage_records')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('id')
+        .execute();
     },
     async stop() {
       await kasir.close();
