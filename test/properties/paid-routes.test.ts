@@ -34,25 +34,6 @@ const ANSWER_WITHIN_MS = process.env.CI ? 40_000 : 10_000;
 /** Stands for the funded key in generated headers (the key exists only once the suite has started). */
 const KEY = '<funded key>';
 
-/**
- * Runs one face detection on `key` and returns what it charged. The face model loads in a worker thread on its first
- * image (about 0.3 s alone; beside the suite's other files, on a thread that yields the CPU to them, it has taken
- * longer than ANSWER_WITHIN_MS): loaded before the properties run, they time kasir's answers rather than that one
- * load. The worker pool outlives each kasir of this file, so the model loads once per file.
- */
-async function loadFaceModel(kasir: PaidKasir, key: string): Promise<number> {
-  const face = PAID_ROUTES.find((r) => r.path === '/v1/tools/face-detect');
-  if (!face) return 0;
-  const [body] = fc.sample(face.valid, { numRuns: 1, seed: 1 });
-  const res = await kasir.app.request(face.path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return Number(res.headers.get('x-service-charged-micro-usd'));
-}
-
 interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -182,7 +163,6 @@ describe.each(DB_TARGETS)('paid routes under arbitrary input on %s', (db) => {
     kasir = await startPaidKasir(db, { ...kasirEnv(devnet), ...mppEnv(tempoChain), ...toolFakes.env });
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
-    charged += await loadFaceModel(kasir, key);
   }, 60_000);
   afterAll(async () => {
     await server?.stop(1000);
@@ -353,7 +333,6 @@ describe.each(RAIL_CONFIGS)('paid routes under arbitrary input with %s', (config
     kasir = await startPaidKasir('sqlite', { ...env, ...toolFakes.env });
     server = await startServer(kasir.app, '127.0.0.1', 0);
     ({ key, accountId } = await kasir.fundedKey(FUNDS));
-    charged += await loadFaceModel(kasir, key);
   }, 60_000);
   afterAll(async () => {
     await server?.stop(1000);
