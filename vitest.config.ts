@@ -13,11 +13,5 @@ export default defineConfig({
     // machine): most files spend their time waiting on child processes, local chains, databases and sockets rather
     // than computing, so three share two cores well and the suite takes about half the time.
     maxWorkers: Math.max(3, availableParallelism() - 1),
-    // The files a worker runs share its process and the modules it loaded (kasir's dependency tree takes seconds to
-    // load: loaded once per worker rather than once per file, the suite takes about 40 % less time). Every file
-    // starts its own kasir, databases and servers, and stops them; see test/support/pristine-globals.ts for the one
-    // global a file changed for the next.
-    isolate: false,
-    setupFiles: ['test/support/pristine-globals.ts'],
   },
 });
