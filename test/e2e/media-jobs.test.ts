@@ -65,15 +65,21 @@ describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _la
       headers: { 'content-type': 'application/json', prefer, ...bearer(key) },
     });
 
-  async function waitForEnd(kasir: PaidKasir, id: string): Promise<JobBody> {
-    for (let i = 0; i < 400; i++) {
+  /**
+   * The job's status once it has ended, read every 10 ms. A deadline rather than a number of reads: a busy CI machine
+   * stretches each read, and the restart test's second instance first has to find the job (its sweep runs on a timer).
+   */
+  async function waitForEnd(kasir: PaidKasir, id: string, withinMs = 20_000): Promise<JobBody> {
+    const deadline = Date.now() + withinMs;
+    let body: JobBody | undefined;
+    while (Date.now() < deadline) {
       const res = await kasir.app.request(`/v1/jobs/${id}`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as JobBody;
+      body = (await res.json()) as JobBody;
       if (body.status === 'succeeded' || body.status === 'failed') return body;
       await new Promise((r) => setTimeout(r, 10));
     }
-    throw new Error(`job ${id} did not end`);
+    throw new Error(`job ${id} did not end within ${withinMs} ms: ${JSON.stringify(body)}`);
   }
 
   it('answers 202, holds the quote, and captures it when the job succeeds; the result is the synchronous body', async () => {
