@@ -330,10 +330,7 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
       await new Promise((r) => setTimeout(r, 10));
     hangUp.abort();
     await expect(pending).rejects.toThrow();
-    await expect
-      .poll(async () => (await kasir.usageRows(accountId)).length, { timeout: 5_000 })
-      .toBeGreaterThan(0);
-    const rows = await kasir.usageRows(accountId);
+    const rows = await kasir.usageRows(accountId, 1);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       status: 'voided',

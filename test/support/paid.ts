@@ -1,5 +1,6 @@
 // Helpers for paid-route tests: a kasir wired to fake chat upstreams and a fake fal queue, funded keys, quotes, balances and holds.
 import type { Selectable } from 'kysely';
+import { vi } from 'vitest';
 import type { RawEnv } from '../../src/config/config-file.js';
 import { issueKey } from '../../src/ledger/accounts.js';
 import { getBalance } from '../../src/ledger/books.js';
@@ -42,8 +43,15 @@ export interface PaidKasir extends TestKasir {
   /** Σ ledger per account (must equal the account row), after the same return of unused leases. */
   ledger(accountId: string): Promise<{ balance: number; held: number }>;
   holdCount(accountId: string): Promise<number>;
-  /** The account's usage rows, oldest first, once this instance's pending charge writes are done. */
-  usageRows(accountId: string): Promise<Array<Selectable<UsageRecordTable>>>;
+  /**
+   * The account's usage rows, oldest first, once this instance's pending charge writes are done; with `atLeast`, once
+   * there are that many (a row written after the answer, as a hang-up's, is waited for up to `timeout` ms).
+   */
+  usageRows(
+    accountId: string,
+    atLeast?: number,
+    timeout?: number,
+  ): Promise<Array<Selectable<UsageRecordTable>>>;
   stop(): Promise<void>;
 }
 
@@ -116,14 +124,25 @@ export async function startPaidKasir(
         .execute();
       return rows.length;
     },
-    async usageRows(accountId) {
-      await kasir.deps.reserves.flush();
-      return store.kysely
-        .selectFrom('usage_records')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .orderBy('id')
-        .execute();
+    async usageRows(accountId, atLeast = 0, timeout = 5_000) {
+      const read = async () => {
+        await kasir.deps.reserves.flush();
+        return store.kysely
+          .selectFrom('usage_records')
+          .selectAll()
+          .where('account_id', '=', accountId)
+          .orderBy('id')
+          .execute();
+      };
+      if (atLeast === 0) return read();
+      return vi.waitFor(
+        async () => {
+          const rows = await read();
+          if (rows.length < atLeast) throw new Error(`${rows.length} usage rows, waiting for ${atLeast}`);
+          return rows;
+        },
+        { timeout, interval: 10 },
+      );
     },
     async stop() {
       await kasir.close();
