@@ -18,10 +18,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
-          // The unit files of a worker share its process and the modules it loaded (loading kasir's modules and
-          // dependencies took about as long as these files' tests: 138 s of the run against 78 s shared). Each file
-          // starts and stops what it uses; see test/support/pristine-globals.ts for the one global a file changed
-          // for the next.
+          // The unit files of a worker share its process and the modules it loaded: most of a unit file's time was
+          // loading kasir's modules and dependencies (these files ran in 138 s with a process each, 78 s sharing).
+          // Each file starts and stops what it uses; see test/support/pristine-globals.ts for the one global a file
+          // changed for the next.
           isolate: false,
           setupFiles: ['test/support/pristine-globals.ts'],
         },

@@ -14,6 +14,8 @@ import { freshPostgres } from '../support/services.js';
 
 const VIDEO = { model: 'kwaivgi/kling-v2.5-turbo-pro', prompt: 'waves on a reef', duration: '5' };
 const FUNDS = 50_000_000;
+/** How long a job may take to end before the test counts it as stuck (under the file's 30-s test timeout). */
+const JOB_END_MS = 20_000;
 
 interface JobBody {
   job_id: string;
@@ -66,11 +68,12 @@ describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _la
     });
 
   /**
-   * The job's status once it has ended, read every 10 ms. A deadline rather than a number of reads: a busy CI machine
-   * stretches each read, and the restart test's second instance first has to find the job (its sweep runs on a timer).
+   * The job's status once it has ended, read every 10 ms for up to JOB_END_MS. A deadline rather than a number of
+   * reads: a busy CI machine stretches each read, and the restart test's second instance first has to find the job
+   * (its sweep runs on a timer).
    */
-  async function waitForEnd(kasir: PaidKasir, id: string, withinMs = 20_000): Promise<JobBody> {
-    const deadline = Date.now() + withinMs;
+  async function waitForEnd(kasir: PaidKasir, id: string): Promise<JobBody> {
+    const deadline = Date.now() + JOB_END_MS;
     let body: JobBody | undefined;
     while (Date.now() < deadline) {
       const res = await kasir.app.request(`/v1/jobs/${id}`);
@@ -79,7 +82,7 @@ describe.each(DB_STORE_TARGETS)('async media jobs on %s with %s media', (db, _la
       if (body.status === 'succeeded' || body.status === 'failed') return body;
       await new Promise((r) => setTimeout(r, 10));
     }
-    throw new Error(`job ${id} did not end within ${withinMs} ms: ${JSON.stringify(body)}`);
+    throw new Error(`job ${id} did not end within ${JOB_END_MS} ms: ${JSON.stringify(body)}`);
   }
 
   it('answers 202, holds the quote, and captures it when the job succeeds; the result is the synchronous body', async () => {
