@@ -5,13 +5,13 @@ import fc from 'fast-check';
 import { countTokens as packageCount } from 'gpt-tokenizer';
 import generatedRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { NO_RANK, readO200kTable } from './o200k-table.js';
 import {
   countedLately,
   countFresh,
   countTokens,
   countTokensPatiently,
   MAX_PIECE_CHARS,
-  readO200kRanks,
   segmentEnd,
   tokenCeiling,
 } from './tokenizer.js';
@@ -34,10 +34,30 @@ function samples(): string[] {
 }
 
 describe('o200k token counts', () => {
-  it('reads the same ranks as the module gpt-tokenizer generates from its rank file', () => {
-    const ranks = readO200kRanks();
-    expect(ranks.length).toBe(generatedRanks.length);
-    expect(ranks).toEqual(generatedRanks);
+  it('reads the same tokens, keyed the same way, as the module gpt-tokenizer generates from its rank file', () => {
+    const table = readO200kTable();
+    expect(table.size).toBe(generatedRanks.length);
+    const wrong: number[] = [];
+    for (let rank = 0; rank < table.size; rank++) {
+      const generated = generatedRanks[rank];
+      const bytes =
+        typeof generated === 'string' ? Buffer.from(generated, 'utf8') : Buffer.from(generated ?? []);
+      const asString = typeof generated === 'string';
+      // Each token is found by its own bytes, through the lookup its key calls for (gpt-tokenizer's decoder drops a
+      // leading byte order mark, so the byte-keyed tokens that start with one are found by no lookup).
+      const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      const found = asString
+        ? table.stringRank(bytes, 0, bytes.length) === rank
+        : bom || table.rank(bytes, 0, bytes.length) === rank;
+      if (
+        !Buffer.from(table.tokenBytes(rank)).equals(bytes) ||
+        table.keyedAsString(rank) !== asString ||
+        !found
+      )
+        wrong.push(rank);
+    }
+    expect(wrong).toEqual([]);
+    expect(table.stringRank(Buffer.from('no such token at all'), 0, 20)).toBe(NO_RANK);
   });
 
   it("counts as gpt-tokenizer's default encoding does", () => {
@@ -111,6 +131,49 @@ function countAtEveryCut(text: string): { tokens: number; longestStretch: number
   }
   return { tokens, longestStretch };
 }
+
+/**
+ * Short texts from an alphabet of what makes gpt-tokenizer's lookups differ from a plain byte match: byte order
+ * marks (which its decoder drops), lone surrogates (which its encoder writes as U+FFFD), the replacement character
+ * itself, and pieces that merge rather than match.
+ */
+const awkwardText = fc
+  .array(
+    fc.constantFrom(
+      '\uFEFF',
+      '\uD83D',
+      '\uDE00',
+      '\uFFFD',
+      '😀',
+      'ï»¿',
+      'x',
+      'Q',
+      'zq',
+      'ing',
+      ' ',
+      '\n',
+      '7',
+      '中',
+      'é',
+      '\u0301',
+      '#',
+      '"',
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => parts.join(''));
+
+describe("o200k counts beside gpt-tokenizer's", () => {
+  it('agree on every text of awkward pieces and mixed pieces', () => {
+    const plain = (text: string) => packageCount(text, { disallowedSpecial: new Set() });
+    fc.assert(
+      fc.property(fc.oneof(awkwardText, mixedText), (text) => {
+        expect(countFresh(text)).toBe(plain(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe('linear-time counts', () => {
   it("cuts only where no o200k piece spans: the pieces sum to the whole text's count", () => {

@@ -1,57 +1,41 @@
 /**
- * Token counts for quotes: gpt-tokenizer's o200k encoding, built on the first count (or by buildTokenCounter, which a
- * server that sells chat calls once it listens) rather than at import. Its 200,000 ranks hold about 18 MB of heap,
- * which a server that quotes no token-priced call need not carry.
+ * Token counts for quotes: o200k_base, as gpt-tokenizer counts it, over a compact rank table (see o200k-table.ts)
+ * built on the first count (or by buildTokenCounter, which a server that sells chat calls once it listens) rather
+ * than at import. The table holds about 4.5 MB, which a server that quotes no token-priced call need not carry.
  */
-import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { RawBytePairRanks } from 'gpt-tokenizer/BytePairEncodingCore';
-import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { CountMemo } from './count-memo.js';
+import { NO_RANK, NOT_ASCII, type O200kTable, readO200kTable } from './o200k-table.js';
 
 /** Counts the tokens of a text. */
 export type TokenCounter = (text: string) => number;
 
-let o200k: GptEncoding | undefined;
+let o200k: O200kTable | undefined;
 
 /**
  * The longest stretch without a place to cut (see isCutPlace) the encoder is handed whole. Byte-pair merging costs
  * the square of a piece's length (60,000 × "x" took seconds), and text without spaces (one character repeated, CJK,
  * emoji) arrives as one piece; such a stretch is counted in pieces of this many UTF-16 units instead, which keeps
- * counting linear: at worst (random base64, whose pieces are not in the vocabulary) about 0.7 µs per character.
+ * counting linear: at worst (random base64, whose pieces are not in the vocabulary) about 0.1 µs per character.
  * Ordinary prose, code and JSON have a place to cut every few characters and count exactly as o200k does; a cut
  * stretch may count a token or so more per 64 characters than the upstream will.
  */
 export const MAX_PIECE_CHARS = 64;
 /** Text is handed to the encoder in segments of about this many characters, cut where no token can span. */
 const SEGMENT_CHARS = 4096;
-/** Text that looks like a special token (`<|endoftext|>`) is counted as the plain text it is. */
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-/**
- * Pieces the encoder remembers (gpt-tokenizer keeps 100,000 by default). Its cache is a Map used as an LRU, whose
- * evictions slow down as the Map grows: on text of unknown pieces (random base64) a 20,000-piece cache made
- * counting three times slower than a 1,000-piece one, while ordinary text, whose words are whole tokens, does not
- * need the cache at all.
- */
-const MERGE_CACHE_PIECES = 1000;
-
 /**
  * Counts of texts counted lately (see CountMemo): up to 8 M characters in all, a text of up to 1 M. Only whole
  * counts are kept; a count stopped at a cap is not.
  */
 const memo = new CountMemo(8 * 1024 * 1024, 1024 * 1024);
 
-function encoding(): GptEncoding {
-  if (!o200k) {
-    o200k = GptEncoding.getEncodingApi('o200k_base', readO200kRanks);
-    o200k.setMergeCacheSize(MERGE_CACHE_PIECES);
-  }
+function encoding(): O200kTable {
+  o200k ??= readO200kTable();
   return o200k;
 }
 
 /**
- * Builds the encoding now if it is not built yet (about half a second of CPU) and says how long that took, in
+ * Builds the rank table now if it is not built yet (60–100 ms of CPU) and says how long that took, in
  * milliseconds (0 when it was built already). A server that sells chat calls it once it listens, so that its first
  * chat call, and every request in flight with it, does not wait through the build.
  */
@@ -121,6 +105,92 @@ export function segmentEnd(text: string, start: number, segmentChars = SEGMENT_C
   return n;
 }
 
+/** A piece's UTF-8, and the merge's part starts and pair ranks: reused by every count, grown for a longer piece. */
+let pieceBytes = new Uint8Array(256);
+let partStarts = new Int32Array(257);
+let pairRanks = new Int32Array(257);
+const utf8 = new TextEncoder();
+
+/**
+ * The o200k count of `text` as gpt-tokenizer counts it with no special tokens: the text cut into pieces by o200k's
+ * split pattern (gpt-tokenizer's own), each piece one token when it is one, otherwise as many as its byte-pair merge
+ * leaves.
+ */
+function countText(table: O200kTable, text: string): number {
+  let tokens = 0;
+  for (const [piece] of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) tokens += countPiece(table, piece);
+  return tokens;
+}
+
+function countPiece(table: O200kTable, piece: string): number {
+  const asciiRank = table.asciiRank(piece);
+  if (asciiRank !== NO_RANK && asciiRank !== NOT_ASCII) return 1;
+  const merged = mergeCounts.get(piece);
+  if (merged !== undefined) return merged;
+  if (pieceBytes.length < piece.length * 3) pieceBytes = new Uint8Array(piece.length * 3);
+  const n = utf8.encodeInto(piece, pieceBytes).written;
+  // gpt-tokenizer looks a whole piece up by its string, which a piece with a lone surrogate (written as U+FFFD) is not.
+  if (
+    asciiRank === NOT_ASCII &&
+    table.stringRank(pieceBytes, 0, n) !== NO_RANK &&
+    (piece as WellFormedString).isWellFormed()
+  )
+    return 1;
+  const tokens = mergedParts(table, pieceBytes, n);
+  if (mergeCounts.size >= MERGE_COUNTS) mergeCounts.clear();
+  mergeCounts.set(piece, tokens);
+  return tokens;
+}
+
+/**
+ * Counts of pieces that are not one token, kept as gpt-tokenizer keeps its merges: words of a language written
+ * without spaces, code and JSON repeat such pieces. Emptied when full rather than kept in use order, which costs
+ * a lookup more on every hit; text of pieces that never repeat (base64) would only churn it either way.
+ */
+const mergeCounts = new Map<string, number>();
+const MERGE_COUNTS = 4096;
+
+/** ES2024's String.prototype.isWellFormed (Node 20 has it; the project's TypeScript library is ES2023). */
+type WellFormedString = string & { isWellFormed(): boolean };
+
+/**
+ * How many tokens byte-pair merging leaves of `bytes[0, n)`: the adjacent pair of parts with the lowest rank is
+ * merged, the leftmost on a tie, until no pair is a token (tiktoken's and gpt-tokenizer's algorithm), on typed
+ * arrays rather than gpt-tokenizer's spliced ones.
+ */
+function mergedParts(table: O200kTable, bytes: Uint8Array, n: number): number {
+  if (partStarts.length < n + 1) {
+    partStarts = new Int32Array(n + 1);
+    pairRanks = new Int32Array(n + 1);
+  }
+  const starts = partStarts;
+  const ranks = pairRanks;
+  for (let i = 0; i <= n; i++) {
+    starts[i] = i;
+    ranks[i] = i < n - 1 ? table.rank(bytes, i, i + 2) : NO_RANK;
+  }
+  // Parts are [starts[i], starts[i + 1]); ranks[i] is the rank of parts i and i + 1 together.
+  let ends = n + 1;
+  while (ends > 1) {
+    let lowest = NO_RANK;
+    let at = -1;
+    for (let i = 0; i < ends - 1; i++) {
+      const rank = ranks[i] as number;
+      if (rank < lowest) {
+        lowest = rank;
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.copyWithin(at + 1, at + 2, ends);
+    ranks.copyWithin(at, at + 1, ends);
+    ends--;
+    ranks[at] = at + 2 < ends ? table.rank(bytes, starts[at] as number, starts[at + 2] as number) : NO_RANK;
+    if (at > 0) ranks[at - 1] = table.rank(bytes, starts[at - 1] as number, starts[at + 1] as number);
+  }
+  return ends - 1;
+}
+
 /**
  * The o200k_base token count of a text, in time linear in its length (see MAX_PIECE_CHARS and segmentEnd):
  * exactly o200k's count unless MAX_PIECE_CHARS pass without a place to cut.
@@ -129,11 +199,11 @@ export function segmentEnd(text: string, start: number, segmentChars = SEGMENT_C
 export const countFresh: TokenCounter = (text) => {
   const enc = encoding();
   const n = text.length;
-  if (n <= MAX_PIECE_CHARS) return enc.countTokens(text, PLAIN_TEXT);
+  if (n <= MAX_PIECE_CHARS) return countText(enc, text);
   let tokens = 0;
   for (let start = 0; start < n; ) {
     const end = segmentEnd(text, start);
-    tokens += enc.countTokens(start === 0 && end === n ? text : text.slice(start, end), PLAIN_TEXT);
+    tokens += countText(enc, start === 0 && end === n ? text : text.slice(start, end));
     start = end;
   }
   return tokens;
@@ -191,7 +261,7 @@ async function countInSlices(
     let own = 0;
     for (let start = 0; start < text.length; ) {
       const end = segmentEnd(text, start);
-      own += enc.countTokens(text.slice(start, end), PLAIN_TEXT);
+      own += countText(enc, text.slice(start, end));
       start = end;
       if (tokens + own > cap) return { tokens: tokens + own, complete: false };
       if (performance.now() >= sliceEnds) {
@@ -210,37 +280,3 @@ async function countInSlices(
  * text. Start-up uses it to check the catalog's default requests without loading the tokenizer.
  */
 export const tokenCeiling: TokenCounter = (text) => Buffer.byteLength(text, 'utf8');
-
-/**
- * The o200k ranks from the rank file gpt-tokenizer ships (`data/o200k_base.tiktoken`, one `base64 rank` line per
- * token), decoded exactly as its code generator writes its `bpeRanks/o200k_base.js`: a token whose bytes are UTF-8
- * that survives a round trip is a string, any other one its byte values. Not importing that generated module spares
- * its 2.4 MB of source, which V8 keeps in memory beside the ranks, and the parse of one 200,000-element literal.
- */
-export function readO200kRanks(): RawBytePairRanks {
-  const file = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
-  const text = readFileSync(file, 'latin1');
-  const ranks: Array<string | number[]> = [];
-  for (let start = 0; start < text.length; ) {
-    const space = text.indexOf(' ', start);
-    let end = text.indexOf('\n', space);
-    if (end < 0) end = text.length;
-    if (space < 0 || space > end) throw new Error(`gpt-tokenizer rank file: bad line at offset ${start}`);
-    const bytes = Buffer.from(text.slice(start, space), 'base64');
-    const rank = Number(text.slice(space + 1, end));
-    // Ranks the file skips are holes, which the generator fills with empty strings.
-    while (ranks.length < rank) ranks.push('');
-    ranks.push(decodeExactly(bytes) ?? Array.from(bytes));
-    start = end + 1;
-  }
-  return ranks;
-}
-
-/**
- * The bytes as a string when they are UTF-8 and decode back to as many bytes: the generator's TextDecoder drops a
- * leading byte order mark, so a token that starts with one stays bytes.
- */
-function decodeExactly(bytes: Buffer): string | undefined {
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return !bom && isUtf8(bytes) ? bytes.toString('utf8') : undefined;
-}
