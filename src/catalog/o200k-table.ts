@@ -1,7 +1,7 @@
 /**
  * o200k's 200,000 ranks as three typed arrays (every token's bytes end to end, where each one starts, and a hash
  * table over them): about 4.5 MB, against the 15–18 MB of strings, Maps and arrays gpt-tokenizer keeps, and built
- * from the rank file gpt-tokenizer ships without a string per token. Counting with it (see tokenizer.ts) gives
+ * from the rank file gpt-tokenizer ships without a string per token. Counting with it (see o200k-count.ts) gives
  * gpt-tokenizer's counts, which the tests compare text for text.
  *
  * Written here: gpt-tokenizer builds its tables as JavaScript objects (its Maps and strings are most of a chat
@@ -15,9 +15,6 @@ import { createRequire } from 'node:module';
 export const NO_RANK = 0x7fffffff;
 /** What asciiRank answers for a string that is not all ASCII. */
 export const NOT_ASCII = -1;
-
-/** The longest o200k token, in bytes: a longer run of bytes is no token without a lookup. */
-const MAX_TOKEN_BYTES = 128;
 
 /**
  * How gpt-tokenizer keys a token: as the string its bytes decode to when they are UTF-8 that survives a round trip
@@ -38,6 +35,8 @@ export class O200kTable {
   private readonly kinds: Uint8Array;
   /** Open addressing over the tokens' bytes (FNV-1a, linear probes): rank + 1, or 0 for an empty slot. */
   private readonly slots = new Int32Array(TABLE_SLOTS);
+  /** The longest token's length in bytes (128 in o200k): longer bytes are no token, without a lookup. */
+  private readonly longest: number = 0;
 
   constructor(bytes: Uint8Array, starts: Uint32Array, kinds: Uint8Array) {
     this.bytes = bytes;
@@ -45,7 +44,9 @@ export class O200kTable {
     this.kinds = kinds;
     for (let rank = 0; rank < kinds.length; rank++) {
       const start = starts[rank] as number;
-      let slot = hash(bytes, start, starts[rank + 1] as number) & (TABLE_SLOTS - 1);
+      const end = starts[rank + 1] as number;
+      this.longest = Math.max(this.longest, end - start);
+      let slot = hash(bytes, start, end) & (TABLE_SLOTS - 1);
       while (this.slots[slot] !== 0) slot = (slot + 1) & (TABLE_SLOTS - 1);
       this.slots[slot] = rank + 1;
     }
@@ -86,7 +87,7 @@ export class O200kTable {
       if (c >= 0x80) return NOT_ASCII;
       h = Math.imul(h ^ c, 0x01000193);
     }
-    if (length > MAX_TOKEN_BYTES) return NO_RANK;
+    if (length > this.longest) return NO_RANK;
     const { bytes, starts, slots } = this;
     let slot = (h >>> 0) & (TABLE_SLOTS - 1);
     for (;;) {
@@ -106,7 +107,7 @@ export class O200kTable {
    * string-keyed tokens; other bytes among the byte-keyed ones.
    */
   rank(key: Uint8Array, from: number, to: number): number {
-    if (to - from > MAX_TOKEN_BYTES + 3) return NO_RANK;
+    if (to - from > this.longest + 3) return NO_RANK;
     if (!isUtf8(key, from, to)) return this.find(key, from, to, AS_BYTES);
     if (key[from] === 0xef && key[from + 1] === 0xbb && key[from + 2] === 0xbf) from += 3;
     return this.find(key, from, to, AS_STRING);
@@ -114,7 +115,7 @@ export class O200kTable {
 
   private find(key: Uint8Array, from: number, to: number, kind: number): number {
     const length = to - from;
-    if (length === 0 || length > MAX_TOKEN_BYTES) return NO_RANK;
+    if (length === 0 || length > this.longest) return NO_RANK;
     const { bytes, starts, slots } = this;
     let slot = hash(key, from, to) & (TABLE_SLOTS - 1);
     for (;;) {
