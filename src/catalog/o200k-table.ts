@@ -80,25 +80,13 @@ export class O200kTable {
    * NOT_ASCII when the string has another character.
    */
   asciiRank(text: string): number {
-    const length = text.length;
-    let h = 0x811c9dc5;
-    for (let i = 0; i < length; i++) {
+    let h = FNV_OFFSET;
+    for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c >= 0x80) return NOT_ASCII;
-      h = Math.imul(h ^ c, 0x01000193);
+      h = Math.imul(h ^ c, FNV_PRIME);
     }
-    if (length > this.longest) return NO_RANK;
-    const { bytes, starts, slots } = this;
-    let slot = (h >>> 0) & (TABLE_SLOTS - 1);
-    for (;;) {
-      const entry = slots[slot] as number;
-      if (entry === 0) return NO_RANK;
-      const rank = entry - 1;
-      const start = starts[rank] as number;
-      if ((starts[rank + 1] as number) - start === length && sameChars(bytes, start, text))
-        return this.kinds[rank] === AS_STRING ? rank : NO_RANK;
-      slot = (slot + 1) & (TABLE_SLOTS - 1);
-    }
+    return this.probe(h >>> 0, text, 0, text.length, AS_STRING);
   }
 
   /**
@@ -109,32 +97,46 @@ export class O200kTable {
   rank(key: Uint8Array, from: number, to: number): number {
     if (to - from > this.longest + 3) return NO_RANK;
     if (!isUtf8(key, from, to)) return this.find(key, from, to, AS_BYTES);
-    if (key[from] === 0xef && key[from + 1] === 0xbb && key[from + 2] === 0xbf) from += 3;
-    return this.find(key, from, to, AS_STRING);
+    return this.find(key, startsWithBom(key, from) ? from + 3 : from, to, AS_STRING);
   }
 
   private find(key: Uint8Array, from: number, to: number, kind: number): number {
-    const length = to - from;
+    return this.probe(hash(key, from, to), key, from, to - from, kind);
+  }
+
+  /**
+   * The rank of the token whose hash is `h` and whose bytes are `key`'s `length` units from `from` (bytes, or the
+   * character codes of an ASCII string), if it is keyed as `kind`; else NO_RANK.
+   */
+  private probe(h: number, key: Uint8Array | string, from: number, length: number, kind: number): number {
     if (length === 0 || length > this.longest) return NO_RANK;
     const { bytes, starts, slots } = this;
-    let slot = hash(key, from, to) & (TABLE_SLOTS - 1);
-    for (;;) {
+    for (let slot = h & (TABLE_SLOTS - 1); ; slot = (slot + 1) & (TABLE_SLOTS - 1)) {
       const entry = slots[slot] as number;
       if (entry === 0) return NO_RANK;
       const rank = entry - 1;
       const start = starts[rank] as number;
-      if ((starts[rank + 1] as number) - start === length && sameBytes(bytes, start, key, from, length))
-        return this.kinds[rank] === kind ? rank : NO_RANK;
-      slot = (slot + 1) & (TABLE_SLOTS - 1);
+      if ((starts[rank + 1] as number) - start !== length) continue;
+      const same =
+        typeof key === 'string' ? sameChars(bytes, start, key) : sameBytes(bytes, start, key, from, length);
+      if (same) return this.kinds[rank] === kind ? rank : NO_RANK;
     }
   }
 }
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
 /** 32-bit FNV-1a of `bytes[from, to)`. */
 function hash(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ (bytes[i] as number), FNV_PRIME);
   return h >>> 0;
+}
+
+/** Whether `bytes` has a UTF-8 byte order mark (EF BB BF) at `at`. */
+function startsWithBom(bytes: Uint8Array, at: number): boolean {
+  return bytes[at] === 0xef && bytes[at + 1] === 0xbb && bytes[at + 2] === 0xbf;
 }
 
 function sameBytes(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
@@ -219,8 +221,8 @@ export function readO200kTable(): O200kTable {
   const kinds = new Uint8Array(tokens);
   for (let rank = 0; rank < tokens; rank++) {
     const from = starts[rank] as number;
-    const bom = packed[from] === 0xef && packed[from + 1] === 0xbb && packed[from + 2] === 0xbf;
-    kinds[rank] = !bom && isUtf8(packed, from, starts[rank + 1] as number) ? AS_STRING : AS_BYTES;
+    const asString = !startsWithBom(packed, from) && isUtf8(packed, from, starts[rank + 1] as number);
+    kinds[rank] = asString ? AS_STRING : AS_BYTES;
   }
   return new O200kTable(packed, starts.subarray(0, tokens + 1), kinds);
 }

@@ -13,7 +13,7 @@ export type TokenCounter = (text: string) => number;
 let o200k: O200kTable | undefined;
 
 /**
- * The longest stretch without a place to cut (see isCutPlace) the encoder is handed whole. Byte-pair merging costs
+ * The longest stretch without a place to cut (see isCutPlace) the counter is handed whole. Byte-pair merging costs
  * the square of a piece's length (60,000 × "x" took seconds), and text without spaces (one character repeated, CJK,
  * emoji) arrives as one piece; such a stretch is counted in pieces of this many UTF-16 units instead, which keeps
  * counting linear: at worst (random base64, whose pieces are not in the vocabulary) about 0.1 µs per character.
@@ -21,7 +21,7 @@ let o200k: O200kTable | undefined;
  * stretch may count a token or so more per 64 characters than the upstream will.
  */
 export const MAX_PIECE_CHARS = 64;
-/** Text is handed to the encoder in segments of about this many characters, cut where no token can span. */
+/** Text is handed to the counter in segments of about this many characters, cut where no token can span. */
 const SEGMENT_CHARS = 4096;
 /**
  * Counts of texts counted lately (see CountMemo): up to 8 M characters in all, a text of up to 1 M. Only whole
@@ -29,7 +29,7 @@ const SEGMENT_CHARS = 4096;
  */
 const memo = new CountMemo(8 * 1024 * 1024, 1024 * 1024);
 
-function encoding(): O200kTable {
+function table(): O200kTable {
   o200k ??= readO200kTable();
   return o200k;
 }
@@ -42,7 +42,7 @@ function encoding(): O200kTable {
 export function buildTokenCounter(): number {
   if (o200k) return 0;
   const started = performance.now();
-  encoding();
+  table();
   return performance.now() - started;
 }
 
@@ -111,13 +111,13 @@ export function segmentEnd(text: string, start: number, segmentChars = SEGMENT_C
  * Written here: gpt-tokenizer has no bound on piece length, and no maintained o200k counter has one.
  */
 export const countFresh: TokenCounter = (text) => {
-  const enc = encoding();
+  const ranks = table();
   const n = text.length;
-  if (n <= MAX_PIECE_CHARS) return countText(enc, text);
+  if (n <= MAX_PIECE_CHARS) return countText(ranks, text);
   let tokens = 0;
   for (let start = 0; start < n; ) {
     const end = segmentEnd(text, start);
-    tokens += countText(enc, start === 0 && end === n ? text : text.slice(start, end));
+    tokens += countText(ranks, start === 0 && end === n ? text : text.slice(start, end));
     start = end;
   }
   return tokens;
@@ -162,7 +162,7 @@ async function countInSlices(
   texts: readonly string[],
   cap: number,
 ): Promise<{ tokens: number; complete: boolean }> {
-  const enc = encoding();
+  const ranks = table();
   let tokens = 0;
   let sliceEnds = performance.now() + SLICE_MS;
   for (const text of texts) {
@@ -175,7 +175,7 @@ async function countInSlices(
     let own = 0;
     for (let start = 0; start < text.length; ) {
       const end = segmentEnd(text, start);
-      own += countText(enc, text.slice(start, end));
+      own += countText(ranks, text.slice(start, end));
       start = end;
       if (tokens + own > cap) return { tokens: tokens + own, complete: false };
       if (performance.now() >= sliceEnds) {
