@@ -174,6 +174,12 @@ function perRound(row, base, figure) {
 /** The median of the per-round ratios of `row`'s figure to `base`'s (what printTable's ratio columns show). */
 export const ratio = (row, base, figure) => median(perRound(row, base, figure));
 
+/** The lowest and highest of `values`, as `low–high`. */
+export const spanOf = (values) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+
+/** The lowest and highest per-round ratio of `row`'s figure to `base`'s: how far one round can stray. */
+export const roundsRange = (row, base, figure) => spanOf(perRound(row, base, figure));
+
 /**
  * Medians per target; the ratio columns are medians of per-round ratios against `baseName`, and `CPU× range`
  * shows how far the rounds spread (a wide range means the machine was busy with something else).
@@ -186,7 +192,7 @@ export function printTable(title, rows, baseName = rows[0]?.name) {
   );
   for (const r of rows) {
     const cpuRatios = perRound(r, base, 'cpuPerReq');
-    const range = `${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)}`;
+    const range = spanOf(cpuRatios);
     console.log(
       `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${r.cpuPerReq.toFixed(0).padStart(11)}  ${median(
         perRound(r, base, 'rps'),
