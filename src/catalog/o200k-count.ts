@@ -13,6 +13,14 @@ let pairRanks = new Int32Array(257);
 const utf8 = new TextEncoder();
 
 /**
+ * Counts of pieces that are not one token, kept as gpt-tokenizer keeps its merges: words of a language written
+ * without spaces, code and JSON repeat such pieces. Emptied when full rather than kept in use order, which costs
+ * a lookup more on every hit; text of pieces that never repeat (base64) would only churn it either way.
+ */
+const mergeCounts = new Map<string, number>();
+const MERGE_COUNTS = 4096;
+
+/**
  * The o200k count of `text` as gpt-tokenizer counts it with no special tokens (text that looks like one,
  * `<|endoftext|>`, is counted as the plain text it is): the text cut into pieces by o200k's split pattern
  * (gpt-tokenizer's own), each piece one token when it is one, otherwise as many as its byte-pair merge leaves.
@@ -42,14 +50,6 @@ function countPiece(table: O200kTable, piece: string): number {
   mergeCounts.set(piece, tokens);
   return tokens;
 }
-
-/**
- * Counts of pieces that are not one token, kept as gpt-tokenizer keeps its merges: words of a language written
- * without spaces, code and JSON repeat such pieces. Emptied when full rather than kept in use order, which costs
- * a lookup more on every hit; text of pieces that never repeat (base64) would only churn it either way.
- */
-const mergeCounts = new Map<string, number>();
-const MERGE_COUNTS = 4096;
 
 /** ES2024's String.prototype.isWellFormed (Node 20 has it; the project's TypeScript library is ES2023). */
 type WellFormedString = string & { isWellFormed(): boolean };
