@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import type { JournalOwner, JournalRecord } from './charge-journal.js';
+import type { JournalOwner } from './charge-journal.js';
 import { processAlive, type ReplayLog, type ReplayReport, replayRecords } from './journal-replay.js';
-import { ownerName, STALE_SECONDS } from './pg-journal.js';
+import { ownerName, recordsOf, STALE_SECONDS } from './pg-journal.js';
 
 /** Replays every dead owner's rows; `self` (this instance) is never adopted. */
 export async function replayDeadOwners(db: Db, self: JournalOwner, log?: ReplayLog): Promise<ReplayReport> {
@@ -23,12 +23,7 @@ export async function replayDeadOwners(db: Db, self: JournalOwner, log?: ReplayL
         'SELECT record FROM charge_journal WHERE owner = $1',
         [adopted],
       );
-      await replayRecords(
-        db,
-        rows.map((r) => JSON.parse(r.record) as JournalRecord),
-        report,
-        log,
-      );
+      await replayRecords(db, recordsOf(rows), report, log);
       await db.pool.query('DELETE FROM charge_journal WHERE owner = $1', [adopted]);
       await db.pool.query('DELETE FROM journal_owners WHERE owner = $1', [adopted]);
       report.files++;

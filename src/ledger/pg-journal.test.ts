@@ -9,7 +9,7 @@ import { getBalance } from './books.js';
 import { thisProcess } from './charge-journal.js';
 import { ledgerTotals } from './history.js';
 import { newId } from './ids.js';
-import { PgChargeJournal } from './pg-journal.js';
+import { PgChargeJournal, recordsOf } from './pg-journal.js';
 import { replayDeadOwners } from './pg-journal-replay.js';
 import { Reserves } from './reserves.js';
 
@@ -43,6 +43,8 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
   }
   const rows = async (owner: string) =>
     (await pool().query('SELECT key FROM charge_journal WHERE owner = $1', [owner])).rows.length;
+  const records = async (owner: string) =>
+    recordsOf((await pool().query('SELECT record FROM charge_journal WHERE owner = $1', [owner])).rows);
   const charged = (accountId: string) => chargedCalls(store.db, accountId);
 
   it('commits a charge as a row before commit() resolves, and shares one INSERT among calls that end together', async () => {
@@ -58,10 +60,13 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     const durable = captures.map((c) => c.commit());
     expect(durable.every((d) => d instanceof Promise)).toBe(true);
     await Promise.all(durable);
-    // The lease's record and 40 charges: far fewer INSERTs than calls.
+    // The lease's record and 40 charges: far fewer INSERTs, and rows, than calls.
     expect(journal.inserts - before).toBeLessThanOrEqual(3);
-    expect(await rows(journal.owner)).toBeGreaterThanOrEqual(40);
-    // Once the ledger has them, their rows go.
+    const held = await records(journal.owner);
+    expect(held.filter((r) => r.k === 'charge')).toHaveLength(40);
+    expect(held.filter((r) => r.k === 'lease')).toHaveLength(1);
+    expect(await rows(journal.owner)).toBeLessThanOrEqual(4);
+    // Once the ledger has them, their rows go (the open lease's stays).
     await reserves.flush();
     await expect.poll(() => rows(journal.owner), { timeout: 5_000 }).toBeLessThanOrEqual(1);
     expect(await charged(id)).toBe(40);
@@ -107,6 +112,54 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     expect(left.rows[0].n).toBe(0);
     // Nothing twice.
     expect(await replayDeadOwners(store.db, other)).toMatchObject({ files: 0, charged: 0 });
+  });
+
+  it('deletes a page whose records all settled before or while it was written, once its insert is in', async () => {
+    const journal = await PgChargeJournal.open(pool(), thisProcess());
+    open.push({ reserves: new Reserves(store.db, { maxMicroUsd: 1, idleMs: 1, ttlSeconds: 1 }), journal });
+    // Settled in the same turn as its append: the record is in no page yet when the ledger has it.
+    const early = newId('hold');
+    const first = journal.append({ k: 'hold', hold: early, account: 'acct_x' });
+    journal.settled('hold', [early]);
+    await first;
+    // Settled while its page's insert is in flight.
+    const late = newId('hold');
+    const second = journal.append({ k: 'hold', hold: late, account: 'acct_x' });
+    await new Promise((r) => setImmediate(r));
+    journal.settled('hold', [late]);
+    await second;
+    expect(journal.pending).toBe(0);
+    await expect.poll(() => rows(journal.owner), { timeout: 5_000 }).toBe(0);
+  });
+
+  it('replays rows an earlier version wrote one record each, beside pages', async () => {
+    const id = await fundedAccount(store.db, 10_000);
+    const dead = await PgChargeJournal.open(pool(), thisProcess());
+    const leaseId = newId('lease');
+    await dead.append({ k: 'lease', lease: leaseId, account: id });
+    await openLease(store.db, leaseId, id, 1_000);
+    const chargeId = newId('chg');
+    const charge = {
+      k: 'charge',
+      lease: leaseId,
+      account: id,
+      id: chargeId,
+      amount: 300,
+      usage: usage(id, chargeId, 300),
+    };
+    await pool().query('INSERT INTO charge_journal (owner, key, record) VALUES ($1, $2, $3)', [
+      dead.owner,
+      `charge:${chargeId}`,
+      JSON.stringify(charge),
+    ]);
+    dead.halt();
+    await pool().query(
+      "UPDATE journal_owners SET heartbeat_at = now() - interval '1 hour' WHERE owner = $1",
+      [dead.owner],
+    );
+    expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 1, charged: 1, released: 1 });
+    expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
+    expect(await charged(id)).toBe(1);
   });
 
   it('never adopts a live owner, and removes its own owner row when it closes with nothing pending', async () => {

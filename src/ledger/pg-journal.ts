@@ -2,11 +2,17 @@
  * The charge journal as PostgreSQL rows, for instances that share a database: a charge is committed to
  * `charge_journal` before its answer's last bytes leave, so it survives the instance's disk (a container replaced
  * elsewhere on an empty one), and any instance can replay it (pg-journal-replay.ts). The rows are written with
- * group commit: an append joins the INSERT about to be sent, and the answers it pays for wait for that one commit
+ * group commit: an append joins the write about to be sent, and the answers it pays for wait for that one commit
  * (one round trip for all the calls that finished meanwhile). Two such writes may be in flight at once, each on
- * a connection of its own, so a group does not also wait out the round trip of the group before it. Once a
- * charge's ledger write is in, its row is deleted, in batches of up to DELETE_BATCH or every DELETE_AFTER_MS, behind
- * the inserts (never while its own insert is still in flight: the delete would find nothing and leave the row).
+ * a connection of its own, so a group does not also wait out the round trip of the group before it.
+ *
+ * A group is one row, a page: its key is `page:<n>` and its record the JSON array of the group's records. A row per
+ * record cost PostgreSQL a heap tuple and an index entry per call, inserted and then deleted, and under paid load
+ * the dead ones piled up between two autovacuums (75,000 of them, a 50 MB table, within a minute of a benchmark),
+ * which every later insert and delete paid for; a page costs that once per group. Once the ledger has every record
+ * of a page, the page is deleted, in batches of up to DELETE_BATCH pages or every DELETE_AFTER_MS, behind the
+ * inserts (never before its own insert is done: the delete would find nothing and leave the row). Rows written
+ * one per record by an earlier version still replay.
  *
  * The journal's writes go through a connection of their own with `synchronous_commit` off: a row is visible to
  * every instance, and survives this one, as soon as its commit returns, without waiting for PostgreSQL's disk
@@ -34,24 +40,55 @@ export const STALE_SECONDS = 30;
 /** The owner's name in the tables: host, pid and nonce, as a journal file's name has them. */
 export const ownerName = (o: JournalOwner): string => `${o.host}_${o.pid}_${o.nonce}`;
 
+/** The records journal rows hold: a page's array, or the one record of a row an earlier version wrote per record. */
+export function recordsOf(rows: Iterable<{ record: string }>): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const row of rows) {
+    const held = JSON.parse(row.record) as JournalRecord | JournalRecord[];
+    if (Array.isArray(held)) records.push(...held);
+    else records.push(held);
+  }
+  return records;
+}
+
 interface Waiter {
   key: string;
   record: JournalRecord;
   done: () => void;
 }
 
+/** A group's row, and how many of its records the ledger does not have yet. */
+interface Page {
+  key: string;
+  left: number;
+  /** Its insert has committed: it may be deleted once `left` is 0. */
+  written: boolean;
+}
+
 const RETRY_MS = [25, 100, 250, 500, 1000];
 /** Journal writes in flight at once, each on its own connection. */
 const WRITERS = 2;
 /**
- * Settled rows are deleted in batches this large, or this long after the first of them settled: no answer waits for
- * a delete, so one statement per many calls (a delete per insert cost a round trip, and its CPU, per call or two).
+ * Settled pages are deleted in batches this large, or this long after the first of them settled: no answer waits
+ * for a delete, so one statement per many groups (a delete per insert cost a round trip, and its CPU, per group).
  */
-const DELETE_BATCH = 500;
+const DELETE_BATCH = 64;
 const DELETE_AFTER_MS = 100;
 
+/**
+ * The journal's two statements, prepared once per connection (named): parsing and planning an unnamed statement
+ * cost PostgreSQL about as much CPU again as running it, once per group of calls.
+ */
+const INSERT_SQL =
+  'INSERT INTO charge_journal (owner, key, record) VALUES ($1, $2, $3) ON CONFLICT (owner, key) DO NOTHING';
+const DELETE_SQL =
+  'DELETE FROM charge_journal WHERE owner = $1 AND key IN (SELECT json_array_elements_text($2::json))';
+
 export class PgChargeJournal implements Journal {
-  private readonly live = new Map<string, JournalRecord>();
+  /** Records the ledger may not have yet, by key: with their page once it is being written, null before. */
+  private readonly live = new Map<string, Page | null>();
+  /** Pages written so far; the next page's number. */
+  private pages = 0;
   private queue: Waiter[] = [];
   private deletes: string[] = [];
   /** Set when the queued deletes are old enough to go however few they are. */
@@ -60,8 +97,6 @@ export class PgChargeJournal implements Journal {
   private kickPending = false;
   /** The writes under way (an INSERT batch, then any DELETE batch), at most WRITERS. */
   private readonly writing = new Set<Promise<void>>();
-  /** Keys whose INSERT is in flight: their deletes wait until it is done. */
-  private readonly sending = new Set<string>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
   /** INSERT statements sent: a test reads it to see appends share commits. */
@@ -100,7 +135,7 @@ export class PgChargeJournal implements Journal {
   /** Resolves once the record is committed: the answer it pays for may then leave. */
   append(record: JournalRecord): Promise<void> {
     const key = keyOf(record);
-    this.live.set(key, record);
+    this.live.set(key, null);
     return new Promise<void>((done) => {
       this.queue.push({ key, record, done });
       this.kickSoon();
@@ -110,7 +145,11 @@ export class PgChargeJournal implements Journal {
   settled(kind: JournalRecord['k'], ids: Iterable<string>): void {
     for (const id of ids) {
       const key = `${kind}:${id}`;
-      if (this.live.delete(key)) this.deletes.push(key);
+      const page = this.live.get(key);
+      if (page === undefined) continue;
+      this.live.delete(key);
+      // A record not in a page yet leaves its page's count before it starts (see writeOnce).
+      if (page && --page.left === 0 && page.written) this.deletes.push(page.key);
     }
     this.scheduleDeletes();
     if (this.wantDeletes()) this.kick();
@@ -176,14 +215,9 @@ export class PgChargeJournal implements Journal {
     }
   }
 
-  /**
-   * Whether the queued deletes should go now: they are due, or a full batch of them may go (queued deletes whose
-   * insert is in flight are among `sending`, so this count is never more than those that may go).
-   */
+  /** Whether the queued deletes should go now: they are due, or a full batch of them is waiting. */
   private wantDeletes(): boolean {
-    return (
-      (this.deleteDue && this.deletes.length > 0) || this.deletes.length - this.sending.size >= DELETE_BATCH
-    );
+    return (this.deleteDue && this.deletes.length > 0) || this.deletes.length >= DELETE_BATCH;
   }
 
   /** Makes the queued deletes due DELETE_AFTER_MS from now, unless a timer is already set. */
@@ -197,14 +231,11 @@ export class PgChargeJournal implements Journal {
     this.deleteTimer.unref();
   }
 
-  /** Takes the queued deletes that may go now, leaving the others (their inserts in flight) for later. */
+  /** Takes the queued deletes (only written pages are ever queued). */
   private takeDeletes(): string[] {
-    const ready: string[] = [];
-    const waiting: string[] = [];
-    for (const k of this.deletes) (this.sending.has(k) ? waiting : ready).push(k);
-    this.deletes = waiting;
+    const ready = this.deletes;
+    this.deletes = [];
     this.deleteDue = false;
-    this.scheduleDeletes();
     return ready;
   }
 
@@ -214,7 +245,12 @@ export class PgChargeJournal implements Journal {
     this.queue = [];
     let keys = batch.length === 0 ? this.takeDeletes() : [];
     if (batch.length > 0) {
-      for (const w of batch) this.sending.add(w.key);
+      const page: Page = { key: `page:${++this.pages}`, left: 0, written: false };
+      for (const w of batch)
+        if (this.live.has(w.key)) {
+          this.live.set(w.key, page);
+          page.left++;
+        }
       // Retried until it commits: the charges are already queued for the ledger, so an answer that did not wait
       // here would be charged and not delivered. Each attempt is idempotent (ON CONFLICT).
       for (let attempt = 0; ; attempt++) {
@@ -222,14 +258,12 @@ export class PgChargeJournal implements Journal {
         try {
           this.inserts++;
           client = await this.connection();
-          // The batch as one JSON text ([[key, record], ...]): one native JSON.stringify, where text[] parameters
-          // cost node-postgres an escaping pass over every element (on the event loop, per call).
-          await client.query(
-            `INSERT INTO charge_journal (owner, key, record)
-             SELECT $1, e->>0, (e->1)::text FROM json_array_elements($2::json) AS e
-             ON CONFLICT (owner, key) DO NOTHING`,
-            [this.owner, JSON.stringify(batch.map((w) => [w.key, w.record]))],
-          );
+          // The page's records as one JSON array: one native JSON.stringify, and one text for node-postgres to send.
+          await client.query({
+            name: 'kasir_journal_insert',
+            text: INSERT_SQL,
+            values: [this.owner, page.key, JSON.stringify(batch.map((w) => w.record))],
+          });
           this.reuse(client);
           break;
         } catch (err) {
@@ -238,7 +272,12 @@ export class PgChargeJournal implements Journal {
           await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
         }
       }
-      for (const w of batch) this.sending.delete(w.key);
+      page.written = true;
+      // Every record of it settled while it was being written.
+      if (page.left === 0) {
+        this.deletes.push(page.key);
+        this.scheduleDeletes();
+      }
       for (const w of batch) w.done();
       if (this.wantDeletes()) keys = this.takeDeletes();
     }
@@ -246,10 +285,11 @@ export class PgChargeJournal implements Journal {
       let client: pg.PoolClient | undefined;
       try {
         client = await this.connection();
-        await client.query(
-          'DELETE FROM charge_journal WHERE owner = $1 AND key IN (SELECT json_array_elements_text($2::json))',
-          [this.owner, JSON.stringify(keys)],
-        );
+        await client.query({
+          name: 'kasir_journal_delete',
+          text: DELETE_SQL,
+          values: [this.owner, JSON.stringify(keys)],
+        });
         this.reuse(client);
       } catch (err) {
         // Left rows are harmless: a replay finds their charges already written.

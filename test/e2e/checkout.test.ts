@@ -4,6 +4,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJournalLine } from '../../src/ledger/charge-journal.js';
+import { recordsOf } from '../../src/ledger/pg-journal.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { DB_TARGETS, postJson } from '../support/app.js';
 import { bearer, chatBody, type PaidKasir, startPaidKasir } from '../support/paid.js';
@@ -355,12 +356,9 @@ describe.each(DB_TARGETS)('checkout on %s', (db) => {
     const db = kasir.deps.db;
     const journalCharges = async () =>
       db.kind === 'postgres'
-        ? (
-            await db.pool.query(
-              `SELECT record FROM charge_journal WHERE record LIKE '%"k":"charge"%' AND record LIKE $1`,
-              [`%${accountId}%`],
-            )
-          ).rows.length
+        ? recordsOf((await db.pool.query('SELECT record FROM charge_journal')).rows).filter(
+            (r) => r.k === 'charge' && r.account === accountId,
+          ).length
         : readdirSync(path.join(kasir.dataDir, 'journal'))
             .flatMap((f) =>
               readFileSync(path.join(kasir.dataDir, 'journal', f), 'utf8')
