@@ -12,8 +12,10 @@ describe.runIf(postgresUp)('payment-channel drill', () => {
     buildIfStale();
   }, 180_000);
 
-  it('an instance killed under voucher-paid load and replaced: holds released or charged, spend = answers delivered', async () => {
-    const rounds = await runChannelDrill({ rounds: 1, payers: 4, replace: true, log: () => {} });
+  it('an instance killed under voucher-paid load and replaced: holds released or charged, spend = answers delivered', async ({
+    signal,
+  }) => {
+    const rounds = await runChannelDrill({ rounds: 1, payers: 4, replace: true, log: () => {}, signal });
     expect(rounds).toHaveLength(1);
     for (const r of rounds) {
       expect(r.calls, `round ${r.round}`).toBeGreaterThan(0);

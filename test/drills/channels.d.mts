@@ -35,6 +35,8 @@ export function runChannelDrill(options?: {
   replace?: boolean;
   close?: boolean;
   log?: (line: string) => void;
+  /** A test's signal: when it aborts, the drill stops its processes and rejects. */
+  signal?: AbortSignal;
 }): Promise<ChannelRound[]>;
 
 export function printChannels(rows: ChannelRound[]): void;

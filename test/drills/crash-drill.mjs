@@ -34,14 +34,14 @@ export const RAILS = {
   channels: async () => {
     const m = await import('./channels.mjs');
     return {
-      run: ({ rounds, replace, log }) => m.runChannelDrill({ rounds, replace, log }),
+      run: ({ rounds, replace, log, signal }) => m.runChannelDrill({ rounds, replace, log, signal }),
       print: m.printChannels,
     };
   },
   jobs: async () => {
     const m = await import('./jobs.mjs');
     // Always replaced on an empty data folder (the media live in S3), a dozen jobs a round.
-    return { run: ({ rounds, log }) => m.runJobsDrill({ rounds, log }), print: m.printJobs };
+    return { run: ({ rounds, log, signal }) => m.runJobsDrill({ rounds, log, signal }), print: m.printJobs };
   },
 };
 

@@ -13,8 +13,10 @@ describe('crash drill', () => {
     buildIfStale();
   }, 120_000);
 
-  it('SQLite, one instance killed and restarted: every delivered answer charged once, nothing else but a kill-window call', async () => {
-    const rounds = await runCrashDrill({ db: 'sqlite', rounds: 2, connections: 8, log: () => {} });
+  it('SQLite, one instance killed and restarted: every delivered answer charged once, nothing else but a kill-window call', async ({
+    signal,
+  }) => {
+    const rounds = await runCrashDrill({ db: 'sqlite', rounds: 2, connections: 8, log: () => {}, signal });
     expect(rounds).toHaveLength(2);
     for (const r of rounds) {
       expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
@@ -28,8 +30,14 @@ describe('crash drill', () => {
 
   it.runIf(postgresUp)(
     'PostgreSQL, two instances, one killed and restarted: every delivered answer charged once, nothing else but a kill-window call',
-    async () => {
-      const rounds = await runCrashDrill({ db: 'postgres', rounds: 3, connections: 8, log: () => {} });
+    async ({ signal }) => {
+      const rounds = await runCrashDrill({
+        db: 'postgres',
+        rounds: 3,
+        connections: 8,
+        log: () => {},
+        signal,
+      });
       expect(rounds).toHaveLength(3);
       for (const r of rounds) {
         expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);
@@ -45,13 +53,14 @@ describe('crash drill', () => {
 
   it.runIf(postgresUp)(
     'PostgreSQL, an instance killed and replaced on an empty data folder: every delivered answer charged once',
-    async () => {
+    async ({ signal }) => {
       const rounds = await runCrashDrill({
         db: 'postgres',
         rounds: 2,
         connections: 8,
         replace: true,
         log: () => {},
+        signal,
       });
       for (const r of rounds) {
         expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);

@@ -76,30 +76,60 @@ export async function openDrillDb(databaseUrl) {
   return openDb(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: tmpdir() }).database);
 }
 
+/** The drill's child processes: once stopped, one started late (a restart still under way) is killed at once. */
+class Children extends Set {
+  stopped = false;
+
+  add(child) {
+    if (this.stopped) child.kill('SIGKILL');
+    return super.add(child);
+  }
+
+  stopAll = () => {
+    this.stopped = true;
+    for (const c of this) c.kill('SIGKILL');
+  };
+}
+
 /**
  * A drill's scratch space: a temporary folder, a database in it or on the PostgreSQL server, and every child process
- * the drill starts, all removed (the children killed) when `body` ends, however it ends.
+ * the drill starts, all removed (the children killed) when `body` ends, however it ends. With `signal` (a test's,
+ * aborted when it times out) the drill also ends, rejected, as soon as it aborts: its processes are stopped then
+ * rather than left running into the rest of the suite while `body` waits on them.
  */
-export async function withDrill(kind, body) {
+export async function withDrill(kind, body, signal) {
   if (!existsSync(path.join(root, 'dist/main.js'))) throw new Error('run `npm run build` first');
   const dir = mkdtempSync(path.join(tmpdir(), 'kasir-drill-'));
-  const children = new Set();
+  const children = new Children();
   const cleanups = [];
-  const stopAll = () => {
-    for (const c of children) c.kill('SIGKILL');
+  const atEnd = (fn) => {
+    if (children.stopped) fn().catch(() => {});
+    else cleanups.unshift(fn);
   };
-  process.once('exit', stopAll);
+  process.once('exit', children.stopAll);
   let database;
   try {
     database = await createDatabase(kind, dir);
-    return await body({ dir, database, children, atEnd: (fn) => cleanups.unshift(fn) });
+    return await abandonedOn(signal, body({ dir, database, children, atEnd }));
   } finally {
-    stopAll();
-    process.off('exit', stopAll);
+    children.stopAll();
+    process.off('exit', children.stopAll);
     for (const fn of cleanups) await fn().catch(() => {});
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `run`, or a rejection as soon as `signal` aborts; `run`'s own failure after that (its processes gone) is unheard. */
+function abandonedOn(signal, run) {
+  if (!signal) return run;
+  run.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Starts the fake OpenAI upstream (bench/lib/fake-openai.mjs) as one of the drill's children. */

@@ -15,8 +15,10 @@ describe.runIf(postgresUp && s3Up)('async media jobs drill', () => {
     buildIfStale();
   }, 180_000);
 
-  it('an instance killed with jobs in flight and replaced: every job ends, delivered and charged once, or failed and free', async () => {
-    const rounds = await runJobsDrill({ rounds: 1, jobs: 8, log: () => {} });
+  it('an instance killed with jobs in flight and replaced: every job ends, delivered and charged once, or failed and free', async ({
+    signal,
+  }) => {
+    const rounds = await runJobsDrill({ rounds: 1, jobs: 8, log: () => {}, signal });
     expect(rounds).toHaveLength(1);
     for (const r of rounds) {
       expect(r.submitted, `round ${r.round}`).toBeGreaterThan(0);

@@ -31,6 +31,8 @@ export function runJobsDrill(options?: {
   /** The killed instance comes back on a new, empty data folder (the default) instead of its own. */
   replace?: boolean;
   log?: (line: string) => void;
+  /** A test's signal: when it aborts, the drill stops its processes and rejects. */
+  signal?: AbortSignal;
 }): Promise<JobsRound[]>;
 
 export function printJobs(rows: JobsRound[]): void;

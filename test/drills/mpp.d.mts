@@ -8,6 +8,8 @@ export function runMppDrill(options?: {
   connections?: number;
   replace?: boolean;
   log?: (line: string) => void;
+  /** A test's signal: when it aborts, the drill stops its processes and rejects. */
+  signal?: AbortSignal;
 }): Promise<MppRound[]>;
 
 export function printMpp(rows: MppRound[]): void;

@@ -33,6 +33,8 @@ export function runPrepaidDrill(options?: {
   /** 'instance' (kill -9 an instance, the default) or 'redis' (kill -9 the instances' Redis and start it again). */
   chaos?: 'instance' | 'redis';
   log?: (line: string) => void;
+  /** A test's signal: when it aborts, the drill stops its processes and rejects. */
+  signal?: AbortSignal;
 }): Promise<DrillRound[]>;
 
 export function printPrepaid(rows: DrillRound[]): void;

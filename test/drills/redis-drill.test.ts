@@ -22,8 +22,16 @@ describe.runIf(postgresUp && redisServer)('Redis drill', () => {
     buildIfStale();
   }, 180_000);
 
-  it('Redis killed and restarted under paid load: calls keep working, limits come back, the ledger balances', async () => {
-    const rounds = await runPrepaidDrill({ chaos: 'redis', rounds: 1, connections: 6, log: () => {} });
+  it('Redis killed and restarted under paid load: calls keep working, limits come back, the ledger balances', async ({
+    signal,
+  }) => {
+    const rounds = await runPrepaidDrill({
+      chaos: 'redis',
+      rounds: 1,
+      connections: 6,
+      log: () => {},
+      signal,
+    });
     expect(rounds).toHaveLength(1);
     for (const r of rounds) {
       expect(r.delivered, `round ${r.round}`).toBeGreaterThan(0);

@@ -19,8 +19,10 @@ describe.runIf(postgresUp).each(DRILLS)('$rail drill', ({ run, connections }) =>
     buildIfStale();
   }, 180_000);
 
-  it('an instance killed under paid load and replaced: every settled payment answered once, the recipient paid exactly', async () => {
-    const rounds = await run({ rounds: 1, connections, replace: true, log: () => {} });
+  it('an instance killed under paid load and replaced: every settled payment answered once, the recipient paid exactly', async ({
+    signal,
+  }) => {
+    const rounds = await run({ rounds: 1, connections, replace: true, log: () => {}, signal });
     expect(rounds).toHaveLength(1);
     for (const r of rounds) {
       expect(r.payments, `round ${r.round}`).toBeGreaterThan(0);

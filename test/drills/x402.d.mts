@@ -31,6 +31,8 @@ export function runX402Drill(options?: {
   connections?: number;
   replace?: boolean;
   log?: (line: string) => void;
+  /** A test's signal: when it aborts, the drill stops its processes and rejects. */
+  signal?: AbortSignal;
 }): Promise<X402Round[]>;
 
 export function printX402(rows: X402Round[]): void;
