@@ -161,167 +161,162 @@ export function runChannelDrill({
   /** A test's signal: the drill stops its processes and rejects when it aborts (see withDrill). */
   signal,
 } = {}) {
-  return withDrill(
-    'postgres',
-    async (space) => {
-      const { chain, upstream, chargeEnv } = await tempoDrill(space);
-      const db = await openDrillDb(space.database.url);
-      space.atEnd(() => db.close());
-      const cluster = await startCluster(space, {
-        count: 2,
-        env: () => ({
-          ...chargeEnv,
-          MPP_CHANNEL_OPERATOR_KEY: chain.channelOperator.privateKey,
-          MPP_CHANNEL_ESCROW: chain.escrow,
-          // One realm for both instances: a challenge reads the same whichever answers it.
-          MPP_REALM: 'kasir.drill',
-          OPENAI_API_KEY: 'sk-drill',
-          OPENAI_BASE_URL: `${upstream.url}/v1`,
-          HOLD_TTL_SECONDS: String(HOLD_TTL_SECONDS),
-          SWEEP_INTERVAL_SECONDS: '2',
-        }),
+  return withDrill('postgres', signal, async (space) => {
+    const { chain, upstream, chargeEnv } = await tempoDrill(space);
+    const db = await openDrillDb(space.database.url);
+    space.atEnd(() => db.close());
+    const cluster = await startCluster(space, {
+      count: 2,
+      env: () => ({
+        ...chargeEnv,
+        MPP_CHANNEL_OPERATOR_KEY: chain.channelOperator.privateKey,
+        MPP_CHANNEL_ESCROW: chain.escrow,
+        // One realm for both instances: a challenge reads the same whichever answers it.
+        MPP_REALM: 'kasir.drill',
+        OPENAI_API_KEY: 'sk-drill',
+        OPENAI_BASE_URL: `${upstream.url}/v1`,
+        HOLD_TTL_SECONDS: String(HOLD_TTL_SECONDS),
+        SWEEP_INTERVAL_SECONDS: '2',
+      }),
+    });
+
+    // Each payer opens its channel with its first call (a devnet payer is good for one on-chain transaction).
+    const payers = [];
+    for (let index = 0; index < payerCount; index++) {
+      const key = await chain.fundPayer(FUNDS);
+      const manager = sessionManager({
+        account: privateKeyToAccount(key.privateKey),
+        client: chain.client(),
+        maxDeposit: DEPOSIT,
       });
+      payers.push({ index, address: key.address.toLowerCase(), manager, calls: [], pending: null });
+    }
+    await Promise.all(
+      payers.map(async (p) => {
+        const call = { id: `chdrill-${p.index}-0`, n: 0, instance: 'instance 0', status: null };
+        p.calls.push(call);
+        await payCall(p, cluster.instances[0].url, call);
+        if (call.status !== 200) throw new Error(`payer ${p.index} could not open: ${JSON.stringify(call)}`);
+        p.channelId = p.manager.channelId.toLowerCase();
+      }),
+    );
 
-      // Each payer opens its channel with its first call (a devnet payer is good for one on-chain transaction).
-      const payers = [];
-      for (let index = 0; index < payerCount; index++) {
-        const key = await chain.fundPayer(FUNDS);
-        const manager = sessionManager({
-          account: privateKeyToAccount(key.privateKey),
-          client: chain.client(),
-          maxDeposit: DEPOSIT,
-        });
-        payers.push({ index, address: key.address.toLowerCase(), manager, calls: [], pending: null });
+    const rows = [];
+    const counted = new Set(); // calls judged in an earlier round
+    const killed = new Set(); // calls a kill caught on its instance, so far
+    for (let round = 1; round <= rounds; round++) {
+      const start = Date.now();
+      const on = (i) => payers.filter((p) => p.index % 2 === i);
+      const loads = cluster.instances.map((inst, i) => loadOn(inst, on(i)));
+      await sleep(between(1500, 3000));
+      const victim = between(0, 2);
+      // The victim's payers' calls in flight as it is killed: the only ones that may be charged and not delivered
+      // (taken before the kill: once it is dead, their loops move on to their next call).
+      for (const p of on(victim)) if (p.pending) killed.add(p.pending.id);
+      await cluster.kill(victim);
+      await loads[victim].stop();
+      await sleep(between(100, 500));
+      const back = await cluster.restart(victim, { replace });
+      loads[victim] = loadOn(back, on(victim));
+      await sleep(between(500, 1000));
+      await Promise.all(loads.map((l) => l.stop()));
+      const holdsOpen = await holdsSwept(db, Date.now() + (HOLD_TTL_SECONDS + 20) * 1000);
+
+      const calls = payers.flatMap((p) => p.calls.map((c) => ({ ...c, payer: p })));
+      const mine = calls.filter((c) => !counted.has(c.id));
+      for (const c of mine) counted.add(c.id);
+      const { channels, usage } = await books(db);
+      const charged = new Map();
+      const twice = [];
+      for (const u of usage.filter((r) => r.charged_micro_usd > 0)) {
+        if (charged.has(u.request_id)) twice.push(u.request_id);
+        charged.set(u.request_id, u.charged_micro_usd);
       }
-      await Promise.all(
-        payers.map(async (p) => {
-          const call = { id: `chdrill-${p.index}-0`, n: 0, instance: 'instance 0', status: null };
-          p.calls.push(call);
-          await payCall(p, cluster.instances[0].url, call);
-          if (call.status !== 200)
-            throw new Error(`payer ${p.index} could not open: ${JSON.stringify(call)}`);
-          p.channelId = p.manager.channelId.toLowerCase();
-        }),
-      );
-
-      const rows = [];
-      const counted = new Set(); // calls judged in an earlier round
-      const killed = new Set(); // calls a kill caught on its instance, so far
-      for (let round = 1; round <= rounds; round++) {
-        const start = Date.now();
-        const on = (i) => payers.filter((p) => p.index % 2 === i);
-        const loads = cluster.instances.map((inst, i) => loadOn(inst, on(i)));
-        await sleep(between(1500, 3000));
-        const victim = between(0, 2);
-        // The victim's payers' calls in flight as it is killed: the only ones that may be charged and not delivered
-        // (taken before the kill: once it is dead, their loops move on to their next call).
-        for (const p of on(victim)) if (p.pending) killed.add(p.pending.id);
-        await cluster.kill(victim);
-        await loads[victim].stop();
-        await sleep(between(100, 500));
-        const back = await cluster.restart(victim, { replace });
-        loads[victim] = loadOn(back, on(victim));
-        await sleep(between(500, 1000));
-        await Promise.all(loads.map((l) => l.stop()));
-        const holdsOpen = await holdsSwept(db, Date.now() + (HOLD_TTL_SECONDS + 20) * 1000);
-
-        const calls = payers.flatMap((p) => p.calls.map((c) => ({ ...c, payer: p })));
-        const mine = calls.filter((c) => !counted.has(c.id));
-        for (const c of mine) counted.add(c.id);
-        const { channels, usage } = await books(db);
-        const charged = new Map();
-        const twice = [];
-        for (const u of usage.filter((r) => r.charged_micro_usd > 0)) {
-          if (charged.has(u.request_id)) twice.push(u.request_id);
-          charged.set(u.request_id, u.charged_micro_usd);
+      const delivered = calls.filter((c) => c.status === 200);
+      const wrongCharge = delivered.filter((c) => charged.get(c.id) !== c.cost).map((c) => c.id);
+      const undeliveredCharged = calls.filter((c) => c.status !== 200 && charged.has(c.id));
+      const unexplained = undeliveredCharged.filter((c) => !killed.has(c.id)).map((c) => c.id);
+      const sent = new Set(calls.map((c) => c.id));
+      const unknown = [...charged.keys()].filter((id) => !sent.has(id));
+      const failed = mine
+        .filter((c) => c.status >= 500)
+        .map((c) => ({ id: c.id, status: c.status, code: c.code }));
+      // Per channel: its spend is what the usage records charged its payer.
+      const channelsOff = payers
+        .map((p) => {
+          const row = channels.find((c) => c.id === p.channelId);
+          const did = `did:pkh:eip155:${chain.chainId}:${p.address}`;
+          const usageCharged = usage
+            .filter((u) => u.payer === did)
+            .reduce((a, u) => a + u.charged_micro_usd, 0);
+          return { channel: p.channelId, spent: row?.spent, usageCharged, inFlight: row?.in_flight };
+        })
+        .filter((c) => c.spent !== c.usageCharged);
+      const sum = (list) => list.reduce((a, c) => a + (c.cost ?? charged.get(c.id) ?? 0), 0);
+      const deliveredTotal = sum(delivered);
+      const chargedTotal = [...charged.values()].reduce((a, v) => a + v, 0);
+      const spentTotal = channels.reduce((a, c) => a + c.spent, 0);
+      const row = {
+        rail: 'channel',
+        round,
+        killed: `instance ${victim}`,
+        calls: mine.length,
+        delivered: mine.filter((c) => c.status === 200).length,
+        cut: mine.filter((c) => c.error).length,
+        refused: mine.filter((c) => c.status && c.status !== 200).length,
+        killWindow: mine.filter((c) => killed.has(c.id) && charged.has(c.id) && c.status !== 200).length,
+        holdsOpen,
+        deliveredMicroUsd: deliveredTotal,
+        killWindowMicroUsd: sum(undeliveredCharged),
+        chargedMicroUsd: chargedTotal,
+        spentMicroUsd: spentTotal,
+        seconds: Math.round((Date.now() - start) / 1000),
+        equal:
+          holdsOpen === 0 &&
+          twice.length === 0 &&
+          wrongCharge.length === 0 &&
+          unexplained.length === 0 &&
+          unknown.length === 0 &&
+          failed.length === 0 &&
+          channelsOff.length === 0 &&
+          chargedTotal === deliveredTotal + sum(undeliveredCharged) &&
+          spentTotal === chargedTotal,
+      };
+      if (close && round === rounds) {
+        const closing = payers.slice(0, 1);
+        const badCloses = await closeChannels(closing, db, chain.client().extend(publicActions));
+        row.closed = closing.length - badCloses.length;
+        if (badCloses.length) {
+          row.equal = false;
+          row.badCloses = badCloses;
         }
-        const delivered = calls.filter((c) => c.status === 200);
-        const wrongCharge = delivered.filter((c) => charged.get(c.id) !== c.cost).map((c) => c.id);
-        const undeliveredCharged = calls.filter((c) => c.status !== 200 && charged.has(c.id));
-        const unexplained = undeliveredCharged.filter((c) => !killed.has(c.id)).map((c) => c.id);
-        const sent = new Set(calls.map((c) => c.id));
-        const unknown = [...charged.keys()].filter((id) => !sent.has(id));
-        const failed = mine
-          .filter((c) => c.status >= 500)
-          .map((c) => ({ id: c.id, status: c.status, code: c.code }));
-        // Per channel: its spend is what the usage records charged its payer.
-        const channelsOff = payers
-          .map((p) => {
-            const row = channels.find((c) => c.id === p.channelId);
-            const did = `did:pkh:eip155:${chain.chainId}:${p.address}`;
-            const usageCharged = usage
-              .filter((u) => u.payer === did)
-              .reduce((a, u) => a + u.charged_micro_usd, 0);
-            return { channel: p.channelId, spent: row?.spent, usageCharged, inFlight: row?.in_flight };
-          })
-          .filter((c) => c.spent !== c.usageCharged);
-        const sum = (list) => list.reduce((a, c) => a + (c.cost ?? charged.get(c.id) ?? 0), 0);
-        const deliveredTotal = sum(delivered);
-        const chargedTotal = [...charged.values()].reduce((a, v) => a + v, 0);
-        const spentTotal = channels.reduce((a, c) => a + c.spent, 0);
-        const row = {
-          rail: 'channel',
-          round,
-          killed: `instance ${victim}`,
-          calls: mine.length,
-          delivered: mine.filter((c) => c.status === 200).length,
-          cut: mine.filter((c) => c.error).length,
-          refused: mine.filter((c) => c.status && c.status !== 200).length,
-          killWindow: mine.filter((c) => killed.has(c.id) && charged.has(c.id) && c.status !== 200).length,
-          holdsOpen,
-          deliveredMicroUsd: deliveredTotal,
-          killWindowMicroUsd: sum(undeliveredCharged),
-          chargedMicroUsd: chargedTotal,
-          spentMicroUsd: spentTotal,
-          seconds: Math.round((Date.now() - start) / 1000),
-          equal:
-            holdsOpen === 0 &&
-            twice.length === 0 &&
-            wrongCharge.length === 0 &&
-            unexplained.length === 0 &&
-            unknown.length === 0 &&
-            failed.length === 0 &&
-            channelsOff.length === 0 &&
-            chargedTotal === deliveredTotal + sum(undeliveredCharged) &&
-            spentTotal === chargedTotal,
+      }
+      if (!row.equal) {
+        row.unexplained = {
+          twice,
+          wrongCharge,
+          unexplained,
+          unknown,
+          failed,
+          channelsOff,
+          badCloses: row.badCloses,
+          logged: cluster.logs.flat().filter((l) => l.trim() !== '' && !l.startsWith('kasir rail')),
         };
-        if (close && round === rounds) {
-          const closing = payers.slice(0, 1);
-          const badCloses = await closeChannels(closing, db, chain.client().extend(publicActions));
-          row.closed = closing.length - badCloses.length;
-          if (badCloses.length) {
-            row.equal = false;
-            row.badCloses = badCloses;
-          }
-        }
-        if (!row.equal) {
-          row.unexplained = {
-            twice,
-            wrongCharge,
-            unexplained,
-            unknown,
-            failed,
-            channelsOff,
-            badCloses: row.badCloses,
-            logged: cluster.logs.flat().filter((l) => l.trim() !== '' && !l.startsWith('kasir rail')),
-          };
-        }
-        rows.push(row);
-        log(
-          `channel round ${round}: killed ${row.killed}; ${row.calls} calls, delivered ${row.delivered}, cut ` +
-            `${row.cut}, refused ${row.refused}, charged undelivered in the kill window ${row.killWindow}; holds open ` +
-            `${row.holdsOpen}; delivered ${row.deliveredMicroUsd} + kill window ${row.killWindowMicroUsd} µ$ vs ` +
-            `charged ${row.chargedMicroUsd}, channels spent ${row.spentMicroUsd}` +
-            `${row.closed === undefined ? '' : `; ${row.closed} closed on chain exactly`}: ` +
-            `${row.equal ? 'equal' : 'NOT EQUAL'} (${row.seconds} s)`,
-        );
-        if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
       }
-      await cluster.stop();
-      return rows;
-    },
-    signal,
-  );
+      rows.push(row);
+      log(
+        `channel round ${round}: killed ${row.killed}; ${row.calls} calls, delivered ${row.delivered}, cut ` +
+          `${row.cut}, refused ${row.refused}, charged undelivered in the kill window ${row.killWindow}; holds open ` +
+          `${row.holdsOpen}; delivered ${row.deliveredMicroUsd} + kill window ${row.killWindowMicroUsd} µ$ vs ` +
+          `charged ${row.chargedMicroUsd}, channels spent ${row.spentMicroUsd}` +
+          `${row.closed === undefined ? '' : `; ${row.closed} closed on chain exactly`}: ` +
+          `${row.equal ? 'equal' : 'NOT EQUAL'} (${row.seconds} s)`,
+      );
+      if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+    }
+    await cluster.stop();
+    return rows;
+  });
 }
 
 /** The drill's rows as a table. */

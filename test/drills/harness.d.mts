@@ -10,6 +10,6 @@ export interface DrillSpace {
 
 export function withDrill<T>(
   kind: 'sqlite' | 'postgres',
+  signal: AbortSignal | undefined,
   body: (space: DrillSpace) => Promise<T>,
-  signal?: AbortSignal,
 ): Promise<T>;

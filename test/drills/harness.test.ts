@@ -17,26 +17,22 @@ describe('withDrill', () => {
     let cleanedUp = 0;
     let lateCleanUp = false;
     let bodyGoesOn!: () => void;
-    const drill = withDrill(
-      'sqlite',
-      async (space) => {
-        space.children.add(first);
-        space.atEnd(async () => {
-          cleanedUp++;
-        });
-        // Still working when the test gives up on it: a restart under way, say.
-        await new Promise<void>((r) => {
-          bodyGoesOn = r;
-        });
-        late = idleChild();
-        space.children.add(late);
-        space.atEnd(async () => {
-          lateCleanUp = true;
-        });
-        throw new Error('its processes are gone');
-      },
-      aborted.signal,
-    );
+    const drill = withDrill('sqlite', aborted.signal, async (space) => {
+      space.children.add(first);
+      space.atEnd(async () => {
+        cleanedUp++;
+      });
+      // Still working when the test gives up on it: a restart under way, say.
+      await new Promise<void>((r) => {
+        bodyGoesOn = r;
+      });
+      late = idleChild();
+      space.children.add(late);
+      space.atEnd(async () => {
+        lateCleanUp = true;
+      });
+      throw new Error('its processes are gone');
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect(first.exitCode === null && first.signalCode === null).toBe(true);
     aborted.abort(new Error('the test timed out'));
@@ -53,6 +49,6 @@ describe('withDrill', () => {
 
   it('resolves with what its body returns when its signal never aborts', async () => {
     buildIfStale();
-    await expect(withDrill('sqlite', async () => 42, new AbortController().signal)).resolves.toBe(42);
+    await expect(withDrill('sqlite', new AbortController().signal, async () => 42)).resolves.toBe(42);
   });
 });

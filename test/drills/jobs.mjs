@@ -205,223 +205,219 @@ export function runJobsDrill({
   /** A test's signal: the drill stops its processes and rejects when it aborts (see withDrill). */
   signal,
 } = {}) {
-  return withDrill(
-    'postgres',
-    async (space) => {
-      const fal = await fakeFal();
-      space.atEnd(() => fal.close());
-      const s3 = await testBucket(space);
-      const db = await openDrillDb(space.database.url);
-      space.atEnd(() => db.close());
-      const cluster = await startCluster(space, {
-        count: 2,
-        env: () => ({
-          FAL_KEY,
-          FAL_BASE_URL: fal.url,
-          MEDIA_POLL_FIRST_MS: '100',
-          MEDIA_POLL_MAX_MS: '500',
-          ...s3,
-        }),
-      });
-      const { instances, logs } = cluster;
-      const rows = [];
-      for (let round = 1; round <= rounds; round++) {
-        const { accountId, key } = await fundedKey(db, round);
-        const submitsBefore = fal.jobs.size;
-        const victim = between(0, 2);
-        const accepted = []; // { id, statusUrl, instance }
-        let refused = 0;
-        let cutOff = 0; // submits that got no answer (none: the kill falls between two)
-        // The jobs are sent one after another over about a second and a half, to both instances in turn; the victim
-        // is killed part-way (between two submits: its accepted jobs are all in flight at fal), the rest go to the
-        // survivor.
-        const killAt = between(Math.floor(perRound / 2), perRound);
-        let killedAt = 0;
-        const sends = [];
-        for (let i = 0; i < perRound; i++) {
-          if (i === killAt) {
-            await Promise.all(sends.splice(0));
-            await cluster.kill(victim);
-            killedAt = Date.now();
-          }
-          // Once the victim is dead, the rest go to the survivor.
-          const target = killedAt ? 1 - victim : i % 2;
-          const inst = instances[target];
-          const send = (async () => {
-            try {
-              const res = await request(`${inst.url}/v1/video/generations`, {
-                method: 'POST',
-                body: JSON.stringify(VIDEO),
-                headers: {
-                  'content-type': 'application/json',
-                  prefer: 'respond-async',
-                  authorization: `Bearer ${key}`,
-                },
-              });
-              const text = await res.body.text();
-              if (res.statusCode !== 202) {
-                refused++;
-                return;
-              }
-              const body = JSON.parse(text);
-              accepted.push({ id: body.job_id, statusUrl: body.status_url, instance: target });
-            } catch {
-              cutOff++;
-            }
-          })();
-          sends.push(send);
-          await sleep(between(50, 150));
-        }
-        await Promise.all(sends);
-        if (!killedAt) {
+  return withDrill('postgres', signal, async (space) => {
+    const fal = await fakeFal();
+    space.atEnd(() => fal.close());
+    const s3 = await testBucket(space);
+    const db = await openDrillDb(space.database.url);
+    space.atEnd(() => db.close());
+    const cluster = await startCluster(space, {
+      count: 2,
+      env: () => ({
+        FAL_KEY,
+        FAL_BASE_URL: fal.url,
+        MEDIA_POLL_FIRST_MS: '100',
+        MEDIA_POLL_MAX_MS: '500',
+        ...s3,
+      }),
+    });
+    const { instances, logs } = cluster;
+    const rows = [];
+    for (let round = 1; round <= rounds; round++) {
+      const { accountId, key } = await fundedKey(db, round);
+      const submitsBefore = fal.jobs.size;
+      const victim = between(0, 2);
+      const accepted = []; // { id, statusUrl, instance }
+      let refused = 0;
+      let cutOff = 0; // submits that got no answer (none: the kill falls between two)
+      // The jobs are sent one after another over about a second and a half, to both instances in turn; the victim
+      // is killed part-way (between two submits: its accepted jobs are all in flight at fal), the rest go to the
+      // survivor.
+      const killAt = between(Math.floor(perRound / 2), perRound);
+      let killedAt = 0;
+      const sends = [];
+      for (let i = 0; i < perRound; i++) {
+        if (i === killAt) {
+          await Promise.all(sends.splice(0));
           await cluster.kill(victim);
           killedAt = Date.now();
         }
-        await sleep(between(100, 500));
-        await cluster.restart(victim, { replace });
-        // Every job's status, read through either instance in turn, until it ends.
-        const ended = new Map();
-        const give = Date.now() + 120_000;
-        let turn = 0;
-        while (ended.size < accepted.length && Date.now() < give) {
-          for (const job of accepted) {
-            if (ended.has(job.id)) continue;
-            const inst = instances[turn++ % 2];
-            const { status, body } = await getJson(`${inst.url}${pathOf(job.statusUrl)}`);
-            if (status !== 200) throw new Error(`job ${job.id} status answered ${status}: ${body}`);
-            if (body.status === 'succeeded' || body.status === 'failed') ended.set(job.id, body);
-          }
-          if (ended.size < accepted.length) await sleep(500);
-        }
-        // The books: each job's row (its hold, quote and fal request), the ledger's charges, the balance and holds.
-        const jobRows = await db.kysely
-          .selectFrom('jobs')
-          .selectAll()
-          .where('account_id', '=', accountId)
-          .execute();
-        const entries = await db.kysely
-          .selectFrom('ledger_entries')
-          .select(['idempotency_key', 'amount_micro_usd', 'kind'])
-          .where('account_id', '=', accountId)
-          .execute();
-        const account = await db.kysely
-          .selectFrom('accounts')
-          .selectAll()
-          .where('id', '=', accountId)
-          .executeTakeFirstOrThrow();
-        const chargesOf = (holdId) =>
-          entries.filter(
-            (e) =>
-              (e.kind === 'capture' || e.kind === 'debit') &&
-              e.amount_micro_usd < 0 &&
-              e.idempotency_key.includes(holdId),
-          );
-        const problems = [];
-        let succeeded = 0;
-        let failed = 0;
-        let charged = 0;
-        let chargedMicroUsd = 0;
-        let quotedMicroUsd = 0;
-        let adopted = 0;
-        const upstreamIds = new Map();
-        for (const job of accepted) {
-          const row = jobRows.find((r) => r.id === job.id);
-          const end = ended.get(job.id);
-          if (!row) {
-            problems.push({ job: job.id, problem: 'accepted but not in the jobs table' });
-            continue;
-          }
-          const upstreamId = JSON.parse(row.handle).requestId ?? JSON.parse(row.handle).request_id;
-          upstreamIds.set(upstreamId, (upstreamIds.get(upstreamId) ?? 0) + 1);
-          if (job.instance === victim && row.finished_at && Date.parse(row.finished_at) > killedAt) adopted++;
-          const charges = chargesOf(row.hold_id);
-          const paid = charges.reduce((s, e) => s - e.amount_micro_usd, 0);
-          if (charges.length) charged++;
-          chargedMicroUsd += paid;
-          if (!end) {
-            problems.push({ job: job.id, problem: 'did not end', status: row.status });
-            continue;
-          }
-          if (end.status === 'failed') {
-            failed++;
-            if (paid !== 0) problems.push({ job: job.id, problem: 'failed but charged', paid });
-            continue;
-          }
-          succeeded++;
-          quotedMicroUsd += row.amount_micro_usd;
-          if (charges.length !== 1 || paid !== row.amount_micro_usd)
-            problems.push({
-              job: job.id,
-              problem: 'not charged once at its quote',
-              charges,
-              quote: row.amount_micro_usd,
+        // Once the victim is dead, the rest go to the survivor.
+        const target = killedAt ? 1 - victim : i % 2;
+        const inst = instances[target];
+        const send = (async () => {
+          try {
+            const res = await request(`${inst.url}/v1/video/generations`, {
+              method: 'POST',
+              body: JSON.stringify(VIDEO),
+              headers: {
+                'content-type': 'application/json',
+                prefer: 'respond-async',
+                authorization: `Bearer ${key}`,
+              },
             });
-          if (end.result?.costMicroUsd !== row.amount_micro_usd)
-            problems.push({ job: job.id, problem: 'result cost is not the quote', result: end.result });
-          // The result delivered: the media link answers the bytes fal made for this job.
-          const media = await request(`${instances[turn++ % 2].url}${pathOf(end.result.output.url)}`);
-          const got = Buffer.from(await media.body.arrayBuffer());
-          if (media.statusCode !== 200 || !got.equals(bytesOf(upstreamId)))
-            problems.push({
-              job: job.id,
-              problem: 'media not delivered',
-              status: media.statusCode,
-              bytes: got.length,
-            });
-        }
-        const submits = fal.jobs.size - submitsBefore;
-        const duplicated = [...upstreamIds.values()].filter((n) => n > 1).length;
-        if (duplicated) problems.push({ problem: 'one fal request behind two jobs', duplicated });
-        // Each job accepted was sent to fal once: an adoption polls the job, it never submits it again.
-        if (submits !== accepted.length || cutOff !== 0 || refused !== 0)
-          problems.push({ problem: 'fal submits are not the jobs accepted', submits, refused, cutOff });
-        const spent = FUNDS - account.balance_micro_usd;
-        const held = Number(account.held_micro_usd ?? 0);
-        if (held !== 0) problems.push({ problem: 'money still held', held });
-        const row = {
-          rail: 'jobs',
-          round,
-          killed: `instance ${victim}`,
-          submitted: accepted.length,
-          refused,
-          cutOff,
-          succeeded,
-          failed,
-          charged,
-          adopted,
-          submits,
-          chargedMicroUsd,
-          quotedMicroUsd,
-          spentMicroUsd: spent,
-        };
-        row.equal =
-          problems.length === 0 &&
-          succeeded + failed === accepted.length &&
-          charged === succeeded &&
-          spent === chargedMicroUsd &&
-          chargedMicroUsd === quotedMicroUsd;
-        if (!row.equal)
-          row.unexplained = {
-            problems,
-            logged: logs
-              .flat()
-              .filter((l) => l.trim() !== '')
-              .slice(-40),
-          };
-        rows.push(row);
-        log(
-          `jobs round ${round}: killed ${row.killed}; submitted ${row.submitted} (cut off ${cutOff}, refused ${refused}), ` +
-            `succeeded ${succeeded}, failed ${failed}, charged ${charged}, adopted ${adopted} (the killed instance's, finished by another), ` +
-            `fal submits ${submits}; balance fell ${spent} for ${chargedMicroUsd} charged, ${quotedMicroUsd} quoted: ` +
-            `${row.equal ? 'equal' : 'NOT EQUAL'}`,
-        );
-        if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+            const text = await res.body.text();
+            if (res.statusCode !== 202) {
+              refused++;
+              return;
+            }
+            const body = JSON.parse(text);
+            accepted.push({ id: body.job_id, statusUrl: body.status_url, instance: target });
+          } catch {
+            cutOff++;
+          }
+        })();
+        sends.push(send);
+        await sleep(between(50, 150));
       }
-      await cluster.stop();
-      return rows;
-    },
-    signal,
-  );
+      await Promise.all(sends);
+      if (!killedAt) {
+        await cluster.kill(victim);
+        killedAt = Date.now();
+      }
+      await sleep(between(100, 500));
+      await cluster.restart(victim, { replace });
+      // Every job's status, read through either instance in turn, until it ends.
+      const ended = new Map();
+      const give = Date.now() + 120_000;
+      let turn = 0;
+      while (ended.size < accepted.length && Date.now() < give) {
+        for (const job of accepted) {
+          if (ended.has(job.id)) continue;
+          const inst = instances[turn++ % 2];
+          const { status, body } = await getJson(`${inst.url}${pathOf(job.statusUrl)}`);
+          if (status !== 200) throw new Error(`job ${job.id} status answered ${status}: ${body}`);
+          if (body.status === 'succeeded' || body.status === 'failed') ended.set(job.id, body);
+        }
+        if (ended.size < accepted.length) await sleep(500);
+      }
+      // The books: each job's row (its hold, quote and fal request), the ledger's charges, the balance and holds.
+      const jobRows = await db.kysely
+        .selectFrom('jobs')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .execute();
+      const entries = await db.kysely
+        .selectFrom('ledger_entries')
+        .select(['idempotency_key', 'amount_micro_usd', 'kind'])
+        .where('account_id', '=', accountId)
+        .execute();
+      const account = await db.kysely
+        .selectFrom('accounts')
+        .selectAll()
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      const chargesOf = (holdId) =>
+        entries.filter(
+          (e) =>
+            (e.kind === 'capture' || e.kind === 'debit') &&
+            e.amount_micro_usd < 0 &&
+            e.idempotency_key.includes(holdId),
+        );
+      const problems = [];
+      let succeeded = 0;
+      let failed = 0;
+      let charged = 0;
+      let chargedMicroUsd = 0;
+      let quotedMicroUsd = 0;
+      let adopted = 0;
+      const upstreamIds = new Map();
+      for (const job of accepted) {
+        const row = jobRows.find((r) => r.id === job.id);
+        const end = ended.get(job.id);
+        if (!row) {
+          problems.push({ job: job.id, problem: 'accepted but not in the jobs table' });
+          continue;
+        }
+        const upstreamId = JSON.parse(row.handle).requestId ?? JSON.parse(row.handle).request_id;
+        upstreamIds.set(upstreamId, (upstreamIds.get(upstreamId) ?? 0) + 1);
+        if (job.instance === victim && row.finished_at && Date.parse(row.finished_at) > killedAt) adopted++;
+        const charges = chargesOf(row.hold_id);
+        const paid = charges.reduce((s, e) => s - e.amount_micro_usd, 0);
+        if (charges.length) charged++;
+        chargedMicroUsd += paid;
+        if (!end) {
+          problems.push({ job: job.id, problem: 'did not end', status: row.status });
+          continue;
+        }
+        if (end.status === 'failed') {
+          failed++;
+          if (paid !== 0) problems.push({ job: job.id, problem: 'failed but charged', paid });
+          continue;
+        }
+        succeeded++;
+        quotedMicroUsd += row.amount_micro_usd;
+        if (charges.length !== 1 || paid !== row.amount_micro_usd)
+          problems.push({
+            job: job.id,
+            problem: 'not charged once at its quote',
+            charges,
+            quote: row.amount_micro_usd,
+          });
+        if (end.result?.costMicroUsd !== row.amount_micro_usd)
+          problems.push({ job: job.id, problem: 'result cost is not the quote', result: end.result });
+        // The result delivered: the media link answers the bytes fal made for this job.
+        const media = await request(`${instances[turn++ % 2].url}${pathOf(end.result.output.url)}`);
+        const got = Buffer.from(await media.body.arrayBuffer());
+        if (media.statusCode !== 200 || !got.equals(bytesOf(upstreamId)))
+          problems.push({
+            job: job.id,
+            problem: 'media not delivered',
+            status: media.statusCode,
+            bytes: got.length,
+          });
+      }
+      const submits = fal.jobs.size - submitsBefore;
+      const duplicated = [...upstreamIds.values()].filter((n) => n > 1).length;
+      if (duplicated) problems.push({ problem: 'one fal request behind two jobs', duplicated });
+      // Each job accepted was sent to fal once: an adoption polls the job, it never submits it again.
+      if (submits !== accepted.length || cutOff !== 0 || refused !== 0)
+        problems.push({ problem: 'fal submits are not the jobs accepted', submits, refused, cutOff });
+      const spent = FUNDS - account.balance_micro_usd;
+      const held = Number(account.held_micro_usd ?? 0);
+      if (held !== 0) problems.push({ problem: 'money still held', held });
+      const row = {
+        rail: 'jobs',
+        round,
+        killed: `instance ${victim}`,
+        submitted: accepted.length,
+        refused,
+        cutOff,
+        succeeded,
+        failed,
+        charged,
+        adopted,
+        submits,
+        chargedMicroUsd,
+        quotedMicroUsd,
+        spentMicroUsd: spent,
+      };
+      row.equal =
+        problems.length === 0 &&
+        succeeded + failed === accepted.length &&
+        charged === succeeded &&
+        spent === chargedMicroUsd &&
+        chargedMicroUsd === quotedMicroUsd;
+      if (!row.equal)
+        row.unexplained = {
+          problems,
+          logged: logs
+            .flat()
+            .filter((l) => l.trim() !== '')
+            .slice(-40),
+        };
+      rows.push(row);
+      log(
+        `jobs round ${round}: killed ${row.killed}; submitted ${row.submitted} (cut off ${cutOff}, refused ${refused}), ` +
+          `succeeded ${succeeded}, failed ${failed}, charged ${charged}, adopted ${adopted} (the killed instance's, finished by another), ` +
+          `fal submits ${submits}; balance fell ${spent} for ${chargedMicroUsd} charged, ${quotedMicroUsd} quoted: ` +
+          `${row.equal ? 'equal' : 'NOT EQUAL'}`,
+      );
+      if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+    }
+    await cluster.stop();
+    return rows;
+  });
 }
 
 /** The jobs drill's rows as a table. */

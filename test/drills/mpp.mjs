@@ -32,74 +32,70 @@ export function runMppDrill({
   /** A test's signal: the drill stops its processes and rejects when it aborts (see withDrill). */
   signal,
 } = {}) {
-  return withDrill(
-    'postgres',
-    async (space) => {
-      const { chain, upstream, chargeEnv } = await tempoDrill(space);
-      const reader = chain.client().extend(publicActions);
-      const same = (a, b) => a.toLowerCase() === b.toLowerCase();
-      /** Funded payers not used yet; topped up before each round. */
-      const pool = [];
-      return runWalletDrill(
-        space,
-        {
-          name: 'mpp',
-          route: '/v1/chat/completions',
-          env: {
-            ...chargeEnv,
-            MPP_TEMPO_FEE_PAYER_KEY: chain.feePayer.privateKey,
-            OPENAI_API_KEY: 'sk-drill',
-            OPENAI_BASE_URL: `${upstream.url}/v1`,
-          },
-          async beforeRound(n) {
-            while (pool.length < 20 * n) pool.push(await chain.fundPayer(FUNDS));
-          },
-          body: (n) =>
-            JSON.stringify({
-              model: 'openai/gpt-4.1-mini',
-              messages: [{ role: 'user', content: `mpp drill ${n}` }],
-              max_tokens: between(16, 128),
-            }),
-          async pay(challenge) {
-            const payer = pool.shift();
-            if (!payer) return null;
-            const mppx = Mppx.create({
-              polyfill: false,
-              methods: [
-                tempoMethod({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client }),
-              ],
-            });
-            const authorization = await mppx.createCredential(asResponse(challenge));
-            const { challenge: paid } = Credential.deserialize(authorization);
-            return { headers: { authorization }, payer: payer.address, amount: BigInt(paid.request.amount) };
-          },
-          receiptOf(res) {
-            const header = res.status === 200 ? res.headers['payment-receipt'] : undefined;
-            return header ? Receipt.deserialize(String(header)).reference : null;
-          },
-          waitOn: (res) => res.status === 402 && errorCode(res) === 'payment_in_progress',
-          settledOnChain: async (p) => (await chain.balanceOf(p.payer)) !== FUNDS,
-          async pays(p, tx) {
-            const receipt = await reader.getTransactionReceipt({ hash: tx });
-            const fromPayer = parseEventLogs({
-              abi: transferAbi,
-              logs: receipt.logs,
-              eventName: 'Transfer',
-            }).filter((l) => same(l.address, chain.currency) && same(l.args.from, p.payer));
-            return (
-              receipt.status === 'success' &&
-              fromPayer.length === 1 &&
-              same(fromPayer[0].args.to, chain.recipient.address) &&
-              fromPayer[0].args.amount === p.amount
-            );
-          },
-          received: () => chain.balanceOf(chain.recipient.address),
+  return withDrill('postgres', signal, async (space) => {
+    const { chain, upstream, chargeEnv } = await tempoDrill(space);
+    const reader = chain.client().extend(publicActions);
+    const same = (a, b) => a.toLowerCase() === b.toLowerCase();
+    /** Funded payers not used yet; topped up before each round. */
+    const pool = [];
+    return runWalletDrill(
+      space,
+      {
+        name: 'mpp',
+        route: '/v1/chat/completions',
+        env: {
+          ...chargeEnv,
+          MPP_TEMPO_FEE_PAYER_KEY: chain.feePayer.privateKey,
+          OPENAI_API_KEY: 'sk-drill',
+          OPENAI_BASE_URL: `${upstream.url}/v1`,
         },
-        { rounds, connections, replace, log },
-      );
-    },
-    signal,
-  );
+        async beforeRound(n) {
+          while (pool.length < 20 * n) pool.push(await chain.fundPayer(FUNDS));
+        },
+        body: (n) =>
+          JSON.stringify({
+            model: 'openai/gpt-4.1-mini',
+            messages: [{ role: 'user', content: `mpp drill ${n}` }],
+            max_tokens: between(16, 128),
+          }),
+        async pay(challenge) {
+          const payer = pool.shift();
+          if (!payer) return null;
+          const mppx = Mppx.create({
+            polyfill: false,
+            methods: [
+              tempoMethod({ account: privateKeyToAccount(payer.privateKey), getClient: chain.client }),
+            ],
+          });
+          const authorization = await mppx.createCredential(asResponse(challenge));
+          const { challenge: paid } = Credential.deserialize(authorization);
+          return { headers: { authorization }, payer: payer.address, amount: BigInt(paid.request.amount) };
+        },
+        receiptOf(res) {
+          const header = res.status === 200 ? res.headers['payment-receipt'] : undefined;
+          return header ? Receipt.deserialize(String(header)).reference : null;
+        },
+        waitOn: (res) => res.status === 402 && errorCode(res) === 'payment_in_progress',
+        settledOnChain: async (p) => (await chain.balanceOf(p.payer)) !== FUNDS,
+        async pays(p, tx) {
+          const receipt = await reader.getTransactionReceipt({ hash: tx });
+          const fromPayer = parseEventLogs({
+            abi: transferAbi,
+            logs: receipt.logs,
+            eventName: 'Transfer',
+          }).filter((l) => same(l.address, chain.currency) && same(l.args.from, p.payer));
+          return (
+            receipt.status === 'success' &&
+            fromPayer.length === 1 &&
+            same(fromPayer[0].args.to, chain.recipient.address) &&
+            fromPayer[0].args.amount === p.amount
+          );
+        },
+        received: () => chain.balanceOf(chain.recipient.address),
+      },
+      { rounds, connections, replace, log },
+    );
+  });
 }
 
 export const printMpp = (rows) => printWallet('mpp', rows);

@@ -241,155 +241,150 @@ export function runPrepaidDrill({
   signal,
 } = {}) {
   const rail = chaos === 'redis' ? 'redis' : 'prepaid';
-  return withDrill(
-    kind,
-    async (space) => {
-      const upstream = await fakeOpenAi(space);
-      const redis = chaos === 'redis' ? await startRedis(space) : null;
-      const seeded = await seed(space.database.url);
-      space.atEnd(() => seeded.db.close());
-      const accountIds = seeded.keys.map((k) => k.accountId);
-      const count = kind === 'sqlite' ? 1 : 2;
-      // What one kill may catch between a charge's journal record and its answer's last bytes: one call with the file
-      // journal (one synchronous stretch), the calls of one group commit with the journal in PostgreSQL (at most every
-      // call in flight on the killed instance).
-      const windowLimit = kind === 'postgres' ? connections : 1;
-      const cluster = await startCluster(space, {
-        count,
-        env: () => ({
-          OPENAI_API_KEY: 'sk-drill',
-          OPENAI_BASE_URL: `${upstream.url}/v1`,
-          ...(redis ? { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '100000000' } : {}),
-        }),
-      });
-      const { instances, dataDirs, logs } = cluster;
+  return withDrill(kind, signal, async (space) => {
+    const upstream = await fakeOpenAi(space);
+    const redis = chaos === 'redis' ? await startRedis(space) : null;
+    const seeded = await seed(space.database.url);
+    space.atEnd(() => seeded.db.close());
+    const accountIds = seeded.keys.map((k) => k.accountId);
+    const count = kind === 'sqlite' ? 1 : 2;
+    // What one kill may catch between a charge's journal record and its answer's last bytes: one call with the file
+    // journal (one synchronous stretch), the calls of one group commit with the journal in PostgreSQL (at most every
+    // call in flight on the killed instance).
+    const windowLimit = kind === 'postgres' ? connections : 1;
+    const cluster = await startCluster(space, {
+      count,
+      env: () => ({
+        OPENAI_API_KEY: 'sk-drill',
+        OPENAI_BASE_URL: `${upstream.url}/v1`,
+        ...(redis ? { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '100000000' } : {}),
+      }),
+    });
+    const { instances, dataDirs, logs } = cluster;
 
-      const delivered = new Map();
-      const stats = { sent: 0, refused: 0, failed: 0, limited: 0 };
-      const seen = new Map();
-      const rows = [];
-      const killed = []; // calls charged in a kill window so far
-      for (let round = 1; round <= rounds; round++) {
-        const loads = instances.map((inst) =>
-          loadOn(inst, seeded.keys, connections, delivered, stats, seen, inst.name),
-        );
-        await sleep(between(400, 1500));
-        if (redis) {
-          // Redis dies under load and comes back a moment later, empty; the instances keep serving.
-          const before = { ...stats };
-          await redis.kill();
-          await sleep(between(500, 1500));
-          const whileDown = { ...stats };
-          await redis.start();
-          await sleep(between(500, 1000));
-          const limitedBefore = stats.limited;
-          await sleep(300);
-          await Promise.all(loads.map((l) => l.stop()));
-          for (const inst of instances) await flushed(inst, seeded.keys[0].key);
-          const ledger = await ledgerState(seeded.db, accountIds);
-          const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
-          const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
-          const deliveredCost = [...delivered.values()].reduce((a, b) => a + b, 0);
-          const row = {
-            rail,
-            round,
-            killed: 'redis',
-            delivered: delivered.size,
-            charged: ledger.charged.size,
-            uncharged: missing.length,
-            undelivered: extra.length,
-            killWindow: 0,
-            refused: stats.refused - before.refused,
-            failed: stats.failed - before.failed,
-            servedWhileDown: whileDown.sent - before.sent,
-            limitedAgain: stats.limited > limitedBefore,
-            deliveredMicroUsd: deliveredCost,
-            spentMicroUsd: ledger.spent,
-          };
-          row.equal =
-            missing.length === 0 &&
-            extra.length === 0 &&
-            row.refused === 0 &&
-            row.failed === 0 &&
-            row.limitedAgain &&
-            deliveredCost === ledger.spent;
-          if (!row.equal)
-            row.unexplained = {
-              logged: logs
-                .flat()
-                .filter((l) => l.trim() !== '')
-                .slice(-40),
-            };
-          rows.push(row);
-          log(
-            `redis round ${round}: Redis killed and restarted; ${row.servedWhileDown} calls sent while it was down, ` +
-              `refused ${row.refused}, failed ${row.failed}, limits counting again: ${row.limitedAgain}; delivered ` +
-              `${row.delivered}, charged ${row.charged}, balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} ` +
-              `delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
-          );
-          if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
-          continue;
-        }
-        const victim = between(0, count);
-        await cluster.kill(victim);
-        await loads[victim].stop();
-        await sleep(between(100, 500)); // the other instance keeps serving
-        // The dead instance's journal as it left it, for a round that does not balance (see `explain`).
-        const journalCopy = path.join(space.dir, `journal-round-${round}`);
-        const journalDir = path.join(dataDirs[victim], 'journal');
-        if (existsSync(journalDir)) cpSync(journalDir, journalCopy, { recursive: true });
-        // Restarted on its own folder, or with `replace`, as a container platform does: on a new, empty one. Either
-        // way it replays the dead one's journal (the file, or its rows in PostgreSQL) before it listens.
-        const back = await cluster.restart(victim, { replace });
-        loads[victim] = loadOn(back, seeded.keys, connections, delivered, stats, seen, back.name);
-        await sleep(between(200, 600));
+    const delivered = new Map();
+    const stats = { sent: 0, refused: 0, failed: 0, limited: 0 };
+    const seen = new Map();
+    const rows = [];
+    const killed = []; // calls charged in a kill window so far
+    for (let round = 1; round <= rounds; round++) {
+      const loads = instances.map((inst) =>
+        loadOn(inst, seeded.keys, connections, delivered, stats, seen, inst.name),
+      );
+      await sleep(between(400, 1500));
+      if (redis) {
+        // Redis dies under load and comes back a moment later, empty; the instances keep serving.
+        const before = { ...stats };
+        await redis.kill();
+        await sleep(between(500, 1500));
+        const whileDown = { ...stats };
+        await redis.start();
+        await sleep(between(500, 1000));
+        const limitedBefore = stats.limited;
+        await sleep(300);
         await Promise.all(loads.map((l) => l.stop()));
-        // Each live instance writes what it has queued before it answers a balance read (however busy the machine).
         for (const inst of instances) await flushed(inst, seeded.keys[0].key);
         const ledger = await ledgerState(seeded.db, accountIds);
         const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
         const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
-        const sum = (ids) => ids.reduce((a, id) => a + ledger.charged.get(id), 0);
         const deliveredCost = [...delivered.values()].reduce((a, b) => a + b, 0);
-        // Charged, not delivered: only the killed instance's call caught in its kill window (see the header).
-        const window =
-          extra.length === 0 ? [] : await killWindow(seeded.db, seen, `instance ${victim}`, killed);
-        killed.push(...window);
         const row = {
           rail,
           round,
-          killed: `instance ${victim}`,
+          killed: 'redis',
           delivered: delivered.size,
           charged: ledger.charged.size,
           uncharged: missing.length,
           undelivered: extra.length,
-          killWindow: killed.length,
+          killWindow: 0,
+          refused: stats.refused - before.refused,
+          failed: stats.failed - before.failed,
+          servedWhileDown: whileDown.sent - before.sent,
+          limitedAgain: stats.limited > limitedBefore,
           deliveredMicroUsd: deliveredCost,
           spentMicroUsd: ledger.spent,
-          equal:
-            missing.length === 0 &&
-            extra.length === killed.length &&
-            window.length <= windowLimit &&
-            deliveredCost + sum(extra) === ledger.spent,
         };
-        if (!row.equal) row.unexplained = await explain(seeded.db, seen, ledger.charged, logs, journalCopy);
+        row.equal =
+          missing.length === 0 &&
+          extra.length === 0 &&
+          row.refused === 0 &&
+          row.failed === 0 &&
+          row.limitedAgain &&
+          deliveredCost === ledger.spent;
+        if (!row.equal)
+          row.unexplained = {
+            logged: logs
+              .flat()
+              .filter((l) => l.trim() !== '')
+              .slice(-40),
+          };
         rows.push(row);
         log(
-          `prepaid round ${round}: killed ${row.killed}; delivered ${row.delivered}, charged ${row.charged}, ` +
-            `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered} ` +
-            `(in a kill window: ${row.killWindow}), ` +
-            `balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
+          `redis round ${round}: Redis killed and restarted; ${row.servedWhileDown} calls sent while it was down, ` +
+            `refused ${row.refused}, failed ${row.failed}, limits counting again: ${row.limitedAgain}; delivered ` +
+            `${row.delivered}, charged ${row.charged}, balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} ` +
+            `delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
         );
-        if (window.length)
-          log(`kill window: ${JSON.stringify(window.map((id) => ({ id, ...seen.get(id) })))}`);
         if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+        continue;
       }
-      log(`${rail}: calls refused ${stats.refused}, failed in flight ${stats.failed}`);
-      await cluster.stop();
-      return rows;
-    },
-    signal,
-  );
+      const victim = between(0, count);
+      await cluster.kill(victim);
+      await loads[victim].stop();
+      await sleep(between(100, 500)); // the other instance keeps serving
+      // The dead instance's journal as it left it, for a round that does not balance (see `explain`).
+      const journalCopy = path.join(space.dir, `journal-round-${round}`);
+      const journalDir = path.join(dataDirs[victim], 'journal');
+      if (existsSync(journalDir)) cpSync(journalDir, journalCopy, { recursive: true });
+      // Restarted on its own folder, or with `replace`, as a container platform does: on a new, empty one. Either
+      // way it replays the dead one's journal (the file, or its rows in PostgreSQL) before it listens.
+      const back = await cluster.restart(victim, { replace });
+      loads[victim] = loadOn(back, seeded.keys, connections, delivered, stats, seen, back.name);
+      await sleep(between(200, 600));
+      await Promise.all(loads.map((l) => l.stop()));
+      // Each live instance writes what it has queued before it answers a balance read (however busy the machine).
+      for (const inst of instances) await flushed(inst, seeded.keys[0].key);
+      const ledger = await ledgerState(seeded.db, accountIds);
+      const missing = [...delivered.keys()].filter((id) => !ledger.charged.has(id));
+      const extra = [...ledger.charged.keys()].filter((id) => !delivered.has(id));
+      const sum = (ids) => ids.reduce((a, id) => a + ledger.charged.get(id), 0);
+      const deliveredCost = [...delivered.values()].reduce((a, b) => a + b, 0);
+      // Charged, not delivered: only the killed instance's call caught in its kill window (see the header).
+      const window =
+        extra.length === 0 ? [] : await killWindow(seeded.db, seen, `instance ${victim}`, killed);
+      killed.push(...window);
+      const row = {
+        rail,
+        round,
+        killed: `instance ${victim}`,
+        delivered: delivered.size,
+        charged: ledger.charged.size,
+        uncharged: missing.length,
+        undelivered: extra.length,
+        killWindow: killed.length,
+        deliveredMicroUsd: deliveredCost,
+        spentMicroUsd: ledger.spent,
+        equal:
+          missing.length === 0 &&
+          extra.length === killed.length &&
+          window.length <= windowLimit &&
+          deliveredCost + sum(extra) === ledger.spent,
+      };
+      if (!row.equal) row.unexplained = await explain(seeded.db, seen, ledger.charged, logs, journalCopy);
+      rows.push(row);
+      log(
+        `prepaid round ${round}: killed ${row.killed}; delivered ${row.delivered}, charged ${row.charged}, ` +
+          `delivered-not-charged ${row.uncharged}, charged-not-delivered ${row.undelivered} ` +
+          `(in a kill window: ${row.killWindow}), ` +
+          `balances fell ${row.spentMicroUsd} for ${row.deliveredMicroUsd} delivered: ${row.equal ? 'equal' : 'NOT EQUAL'}`,
+      );
+      if (window.length) log(`kill window: ${JSON.stringify(window.map((id) => ({ id, ...seen.get(id) })))}`);
+      if (row.unexplained) log(`not balanced: ${JSON.stringify(row.unexplained)}`);
+    }
+    log(`${rail}: calls refused ${stats.refused}, failed in flight ${stats.failed}`);
+    await cluster.stop();
+    return rows;
+  });
 }
 
 /**

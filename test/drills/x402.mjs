@@ -27,90 +27,86 @@ export function runX402Drill({
   /** A test's signal: the drill stops its processes and rejects when it aborts (see withDrill). */
   signal,
 } = {}) {
-  return withDrill(
-    'postgres',
-    async (space) => {
-      const { startEvmDevnet, devnetChain } = await import(dist('devnet/evm.js'));
-      const { kasirEnv } = await import(dist('devnet/command.js'));
-      const evm = await startEvmDevnet();
-      space.atEnd(() => evm.stop());
-      const upstream = await fakeOpenAi(space);
-      const publicClient = createPublicClient({
-        chain: devnetChain(evm.chainId, evm.rpcUrl),
-        transport: http(evm.rpcUrl),
-      });
-      const client = registerExactEvmScheme(new x402Client().setSpendControls(false), {
-        signer: toClientEvmSigner(privateKeyToAccount(evm.payer.privateKey), publicClient),
-      });
-      const same = (a, b) => a.toLowerCase() === b.toLowerCase();
-      return runWalletDrill(
-        space,
-        {
-          name: 'x402',
-          route: '/x402/openai/gpt-4.1-mini',
-          env: { ...kasirEnv(evm), OPENAI_API_KEY: 'sk-drill', OPENAI_BASE_URL: `${upstream.url}/v1` },
-          body: (n) =>
-            JSON.stringify({
-              messages: [{ role: 'user', content: `x402 drill ${n}` }],
-              max_tokens: between(16, 128),
-            }),
-          async pay(challenge) {
-            const payload = await client.createPaymentPayload(
-              decodePaymentRequiredHeader(challenge.headers['payment-required']),
-            );
-            const auth = payload.payload.authorization;
-            return {
-              headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
-              from: auth.from,
-              nonce: auth.nonce,
-              amount: BigInt(payload.accepted.amount),
-            };
-          },
-          receiptOf(res) {
-            if (res.status !== 200) return null;
-            try {
-              return JSON.parse(res.text).receipt?.transaction ?? null;
-            } catch {
-              return null;
-            }
-          },
-          // Still held by its call (or its dead instance's, until a sweeper lets it go).
-          waitOn: (res) => res.status === 402 && errorCode(res) === 'payment_in_progress',
-          settledOnChain: (p) =>
-            publicClient.readContract({
-              address: evm.asset,
-              abi: tokenAbi,
-              functionName: 'authorizationState',
-              args: [p.from, p.nonce],
-            }),
-          async pays(p, tx) {
-            const receipt = await publicClient.getTransactionReceipt({ hash: tx });
-            const transfers = parseEventLogs({
-              abi: tokenAbi,
-              logs: receipt.logs,
-              eventName: 'Transfer',
-            }).filter((l) => same(l.address, evm.asset));
-            return (
-              receipt.status === 'success' &&
-              transfers.length === 1 &&
-              same(transfers[0].args.from, p.from) &&
-              same(transfers[0].args.to, evm.payTo) &&
-              transfers[0].args.value === p.amount
-            );
-          },
-          received: () =>
-            publicClient.readContract({
-              address: evm.asset,
-              abi: tokenAbi,
-              functionName: 'balanceOf',
-              args: [evm.payTo],
-            }),
+  return withDrill('postgres', signal, async (space) => {
+    const { startEvmDevnet, devnetChain } = await import(dist('devnet/evm.js'));
+    const { kasirEnv } = await import(dist('devnet/command.js'));
+    const evm = await startEvmDevnet();
+    space.atEnd(() => evm.stop());
+    const upstream = await fakeOpenAi(space);
+    const publicClient = createPublicClient({
+      chain: devnetChain(evm.chainId, evm.rpcUrl),
+      transport: http(evm.rpcUrl),
+    });
+    const client = registerExactEvmScheme(new x402Client().setSpendControls(false), {
+      signer: toClientEvmSigner(privateKeyToAccount(evm.payer.privateKey), publicClient),
+    });
+    const same = (a, b) => a.toLowerCase() === b.toLowerCase();
+    return runWalletDrill(
+      space,
+      {
+        name: 'x402',
+        route: '/x402/openai/gpt-4.1-mini',
+        env: { ...kasirEnv(evm), OPENAI_API_KEY: 'sk-drill', OPENAI_BASE_URL: `${upstream.url}/v1` },
+        body: (n) =>
+          JSON.stringify({
+            messages: [{ role: 'user', content: `x402 drill ${n}` }],
+            max_tokens: between(16, 128),
+          }),
+        async pay(challenge) {
+          const payload = await client.createPaymentPayload(
+            decodePaymentRequiredHeader(challenge.headers['payment-required']),
+          );
+          const auth = payload.payload.authorization;
+          return {
+            headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
+            from: auth.from,
+            nonce: auth.nonce,
+            amount: BigInt(payload.accepted.amount),
+          };
         },
-        { rounds, connections, replace, log },
-      );
-    },
-    signal,
-  );
+        receiptOf(res) {
+          if (res.status !== 200) return null;
+          try {
+            return JSON.parse(res.text).receipt?.transaction ?? null;
+          } catch {
+            return null;
+          }
+        },
+        // Still held by its call (or its dead instance's, until a sweeper lets it go).
+        waitOn: (res) => res.status === 402 && errorCode(res) === 'payment_in_progress',
+        settledOnChain: (p) =>
+          publicClient.readContract({
+            address: evm.asset,
+            abi: tokenAbi,
+            functionName: 'authorizationState',
+            args: [p.from, p.nonce],
+          }),
+        async pays(p, tx) {
+          const receipt = await publicClient.getTransactionReceipt({ hash: tx });
+          const transfers = parseEventLogs({
+            abi: tokenAbi,
+            logs: receipt.logs,
+            eventName: 'Transfer',
+          }).filter((l) => same(l.address, evm.asset));
+          return (
+            receipt.status === 'success' &&
+            transfers.length === 1 &&
+            same(transfers[0].args.from, p.from) &&
+            same(transfers[0].args.to, evm.payTo) &&
+            transfers[0].args.value === p.amount
+          );
+        },
+        received: () =>
+          publicClient.readContract({
+            address: evm.asset,
+            abi: tokenAbi,
+            functionName: 'balanceOf',
+            args: [evm.payTo],
+          }),
+      },
+      { rounds, connections, replace, log },
+    );
+  });
 }
 
 export const printX402 = (rows) => printWallet('x402', rows);
