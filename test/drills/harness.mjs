@@ -94,8 +94,8 @@ class Children extends Set {
 /**
  * A drill's scratch space: a temporary folder, a database in it or on the PostgreSQL server, and every child process
  * the drill starts, all removed (the children killed) when `body` ends, however it ends. With `signal` (a test's,
- * aborted when it times out; may be undefined) the drill also ends, rejected, as soon as it aborts: its processes are stopped then
- * rather than left running into the rest of the suite while `body` waits on them.
+ * aborted when it times out; may be undefined) the drill also ends, rejected, as soon as it aborts: its processes
+ * are stopped then, rather than left running into the rest of the suite while `body` waits on them.
  */
 export async function withDrill(kind, signal, body) {
   if (!existsSync(path.join(root, 'dist/main.js'))) throw new Error('run `npm run build` first');
