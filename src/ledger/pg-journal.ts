@@ -95,7 +95,7 @@ export class PgChargeJournal implements Journal {
   private deleteDue = false;
   private deleteTimer: NodeJS.Timeout | undefined;
   private kickPending = false;
-  /** The writes under way (an INSERT batch, then any DELETE batch), at most WRITERS. */
+  /** The writes under way (a page's INSERT, then any DELETE batch), at most WRITERS. */
   private readonly writing = new Set<Promise<void>>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
