@@ -13,7 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
-import { chargedCalls, chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
+import {
+  chargedCalls,
+  chargedUsage,
+  chargeRecord,
+  fundedAccount,
+  openLease,
+} from '../../test/support/ledger.js';
 import { getBalance, placeHold, sweepExpiredHolds } from './books.js';
 import {
   ChargeJournal,
@@ -55,17 +61,7 @@ describe.each(DB_TARGETS)('charge journal replay on %s', (target) => {
   }
 
   const charge = (journal: ChargeJournal, leaseId: string, accountId: string, amount: number, n: number) => {
-    for (let i = 0; i < n; i++) {
-      const id = newId('chg');
-      journal.append({
-        k: 'charge',
-        lease: leaseId,
-        account: accountId,
-        id,
-        amount,
-        usage: usage(accountId, id, amount),
-      });
-    }
+    for (let i = 0; i < n; i++) journal.append(chargeRecord(accountId, leaseId, amount));
   };
   const charged = (accountId: string) => chargedCalls(store.db, accountId);
 

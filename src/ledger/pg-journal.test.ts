@@ -3,7 +3,13 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestDb } from '../../test/support/app.js';
-import { chargedCalls, chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
+import {
+  chargedCalls,
+  chargedUsage,
+  chargeRecord,
+  fundedAccount,
+  openLease,
+} from '../../test/support/ledger.js';
 import { postgresUp } from '../../test/support/services.js';
 import { getBalance } from './books.js';
 import { thisProcess } from './charge-journal.js';
@@ -25,10 +31,11 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
     if (db.kind !== 'postgres') throw new Error('postgres only');
     return db.pool;
   };
-  const open: Array<{ reserves: Reserves; journal: PgChargeJournal }> = [];
+  /** Journals (with their reserves, when a test made them) to close after each test. */
+  const open: Array<{ reserves?: Reserves; journal: PgChargeJournal }> = [];
   afterEach(async () => {
     for (const o of open.splice(0)) {
-      await o.reserves.close().catch(() => {});
+      await o.reserves?.close().catch(() => {});
       await o.journal.close().catch(() => {});
     }
   });
@@ -46,6 +53,23 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
   const records = async (owner: string) =>
     recordsOf((await pool().query('SELECT record FROM charge_journal WHERE owner = $1', [owner])).rows);
   const charged = (accountId: string) => chargedCalls(store.db, accountId);
+
+  /** An instance's journal holding a lease of 1,000 µ$ on `accountId`, opened in the ledger too. */
+  async function journalWithLease(accountId: string) {
+    const journal = await PgChargeJournal.open(pool(), thisProcess());
+    const leaseId = newId('lease');
+    await journal.append({ k: 'lease', lease: leaseId, account: accountId });
+    await openLease(store.db, leaseId, accountId, 1_000);
+    return { journal, leaseId };
+  }
+  /** Killed, on a disk nobody will see again: its writes and its heartbeat stop (and the heartbeat is long stale). */
+  async function kill(journal: PgChargeJournal) {
+    journal.halt();
+    await pool().query(
+      "UPDATE journal_owners SET heartbeat_at = now() - interval '1 hour' WHERE owner = $1",
+      [journal.owner],
+    );
+  }
 
   it('commits a charge as a row before commit() resolves, and shares one INSERT among calls that end together', async () => {
     const id = await fundedAccount(store.db, 100_000);
@@ -75,27 +99,9 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
   it("charges a killed instance's answered calls once from its rows, on any instance, and releases its lease", async () => {
     const id = await fundedAccount(store.db, 10_000);
     // The dead instance: a lease and three answered charges journalled, none of them written to the ledger.
-    const dead = await PgChargeJournal.open(pool(), thisProcess());
-    const leaseId = newId('lease');
-    await dead.append({ k: 'lease', lease: leaseId, account: id });
-    await openLease(store.db, leaseId, id, 1_000);
-    for (let i = 0; i < 3; i++) {
-      const chargeId = newId('chg');
-      await dead.append({
-        k: 'charge',
-        lease: leaseId,
-        account: id,
-        id: chargeId,
-        amount: 250,
-        usage: usage(id, chargeId, 250),
-      });
-    }
-    // Killed, on a disk nobody will see again; its heartbeat stops.
-    dead.halt();
-    await pool().query(
-      "UPDATE journal_owners SET heartbeat_at = now() - interval '1 hour' WHERE owner = $1",
-      [dead.owner],
-    );
+    const { journal: dead, leaseId } = await journalWithLease(id);
+    for (let i = 0; i < 3; i++) await dead.append(chargeRecord(id, leaseId, 250));
+    await kill(dead);
     expect(await charged(id)).toBe(0);
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 10_000, heldMicroUsd: 1_000 });
 
@@ -116,7 +122,7 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
 
   it('deletes a page whose records all settled before or while it was written, once its insert is in', async () => {
     const journal = await PgChargeJournal.open(pool(), thisProcess());
-    open.push({ reserves: new Reserves(store.db, { maxMicroUsd: 1, idleMs: 1, ttlSeconds: 1 }), journal });
+    open.push({ journal });
     // Settled in the same turn as its append: the record is in no page yet when the ledger has it.
     const early = newId('hold');
     const first = journal.append({ k: 'hold', hold: early, account: 'acct_x' });
@@ -134,29 +140,14 @@ describe.runIf(postgresUp)('the charge journal in PostgreSQL', () => {
 
   it('replays rows an earlier version wrote one record each, beside pages', async () => {
     const id = await fundedAccount(store.db, 10_000);
-    const dead = await PgChargeJournal.open(pool(), thisProcess());
-    const leaseId = newId('lease');
-    await dead.append({ k: 'lease', lease: leaseId, account: id });
-    await openLease(store.db, leaseId, id, 1_000);
-    const chargeId = newId('chg');
-    const charge = {
-      k: 'charge',
-      lease: leaseId,
-      account: id,
-      id: chargeId,
-      amount: 300,
-      usage: usage(id, chargeId, 300),
-    };
+    const { journal: dead, leaseId } = await journalWithLease(id);
+    const charge = chargeRecord(id, leaseId, 300);
     await pool().query('INSERT INTO charge_journal (owner, key, record) VALUES ($1, $2, $3)', [
       dead.owner,
-      `charge:${chargeId}`,
+      `charge:${charge.id}`,
       JSON.stringify(charge),
     ]);
-    dead.halt();
-    await pool().query(
-      "UPDATE journal_owners SET heartbeat_at = now() - interval '1 hour' WHERE owner = $1",
-      [dead.owner],
-    );
+    await kill(dead);
     expect(await replayDeadOwners(store.db, otherHost)).toMatchObject({ files: 1, charged: 1, released: 1 });
     expect(await getBalance(store.db, id)).toMatchObject({ balanceMicroUsd: 9_700, heldMicroUsd: 0 });
     expect(await charged(id)).toBe(1);

@@ -1,6 +1,7 @@
 // A new prepaid account holding `microUsd`, for tests of the books (the credit is the account's first entry).
 import { createAccount } from '../../src/ledger/accounts.js';
 import { adjustBalance, grantLease, type UsageInsert } from '../../src/ledger/books.js';
+import { newId } from '../../src/ledger/ids.js';
 import type { Db } from '../../src/store/db.js';
 
 export async function fundedAccount(db: Db, microUsd: number): Promise<string> {
@@ -33,6 +34,19 @@ export const chargedUsage = (accountId: string, requestId: string, charged: numb
   latency_ms: 1,
   error_code: null,
 });
+
+/** A charge of `amount` served from lease `leaseId`, as a charge journal records it (a new charge id each time). */
+export function chargeRecord(accountId: string, leaseId: string, amount: number) {
+  const id = newId('chg');
+  return {
+    k: 'charge',
+    lease: leaseId,
+    account: accountId,
+    id,
+    amount,
+    usage: chargedUsage(accountId, id, amount),
+  } as const;
+}
 
 /** Opens lease `leaseId` of `amount` on the account in the database, as an instance's first grant does. */
 export async function openLease(db: Db, leaseId: string, accountId: string, amount: number): Promise<void> {
