@@ -246,8 +246,9 @@ export class PgChargeJournal implements Journal {
     let keys = batch.length === 0 ? this.takeDeletes() : [];
     if (batch.length > 0) {
       const page: Page = { key: `page:${++this.pages}`, left: 0, written: false };
+      // Only records still live and in no page yet: one the ledger already has leaves no count to wait for.
       for (const w of batch)
-        if (this.live.has(w.key)) {
+        if (this.live.get(w.key) === null) {
           this.live.set(w.key, page);
           page.left++;
         }
