@@ -76,6 +76,30 @@ describe.each(DB_TARGETS)('balance leases on %s', (target) => {
     ]);
   });
 
+  it('writes a batch of more charges than one statement takes: every entry and usage row once, balances in order', async () => {
+    const id = await funded(100_000);
+    const r = reserves(10_000);
+    const calls = await Promise.all(Array.from({ length: 70 }, () => r.reserve(id, 10, call)));
+    await Promise.all(calls.map((c, i) => take(c, { ...usage(id, 10), request_id: `req-${i}` })));
+    await r.flush();
+    expect((await usageRows(id)).map((u) => u.request_id).sort()).toEqual(
+      Array.from({ length: 70 }, (_, i) => `req-${i}`).sort(),
+    );
+    const captures = await store.db.kysely
+      .selectFrom('ledger_entries')
+      .select(['amount_micro_usd', 'balance_after_micro_usd'])
+      .where('account_id', '=', id)
+      .where('kind', '=', 'capture')
+      .orderBy('id')
+      .execute();
+    // Each entry states the balance right after its own charge.
+    expect(captures.map((e) => [Number(e.amount_micro_usd), Number(e.balance_after_micro_usd)])).toEqual(
+      Array.from({ length: 70 }, (_, i) => [-10, 100_000 - 10 * (i + 1)]),
+    );
+    await r.close();
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 99_300, held: 0 });
+  });
+
   it('returns a released call to the lease, charges nothing and still writes the usage row', async () => {
     const id = await funded(1_000);
     const r = reserves(1_000);

@@ -27,6 +27,7 @@ import {
   UnknownAccountError,
 } from './errors.js';
 import { GroupCommit } from './group-commit.js';
+import { RowInserter } from './sqlite-rows.js';
 
 export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
   const s = {
@@ -49,11 +50,6 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     insertHold: raw.prepare(
       `INSERT INTO holds (id, account_id, key_id, amount_micro_usd, status, delivered, key_capped, offer_id, request_id, created_at, expires_at, settled_at)
        VALUES (@id, @account, @key, @q, 'open', 0, @capped, @offer, @request, @now, @expires, NULL)`,
-    ),
-    // The two inserts of every paid call take positional parameters: binding by name costs about a
-    // microsecond more per row (the driver looks each name up).
-    insertEntry: raw.prepare<unknown[]>(
-      `INSERT INTO ledger_entries (${LEDGER_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     flipHold: raw.prepare<
       { id: string; status: string; now: string },
@@ -91,9 +87,6 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     settleKey: raw.prepare(
       `UPDATE api_keys SET held_micro_usd = held_micro_usd - @q, spent_micro_usd = spent_micro_usd + @spent WHERE id = @key`,
     ),
-    insertUsage: raw.prepare<unknown[]>(
-      `INSERT INTO usage_records (${USAGE_COLUMNS.join(', ')}) VALUES (${USAGE_COLUMNS.map(() => '?').join(', ')})`,
-    ),
     entryByKey: raw.prepare<[string], { id: number }>(
       'SELECT id FROM ledger_entries WHERE idempotency_key = ?',
     ),
@@ -109,8 +102,13 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     if (!row) throw new UnknownAccountError(id);
     return row;
   };
-  const entry = (a: AccountRow, e: LedgerKindEntry, now: string) =>
-    s.insertEntry.run(
+  // The two inserts of every paid call take positional parameters: binding by name costs about a microsecond more
+  // per row (the driver looks each name up). A charge batch inserts its rows many to a statement (sqlite-rows.ts).
+  const entries = new RowInserter(raw, 'ledger_entries', LEDGER_ENTRY_COLUMNS.split(', '));
+  const usages = new RowInserter(raw, 'usage_records', USAGE_COLUMNS);
+  /** Appends an entry's values to `out`, in LEDGER_ENTRY_COLUMNS' order. */
+  const entryValues = (out: unknown[], a: AccountRow, e: LedgerKindEntry, now: string) => {
+    out.push(
       a.id,
       e.kind,
       e.amount,
@@ -122,9 +120,10 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       e.reason ?? null,
       now,
     );
-  // Positional, in USAGE_COLUMNS' order (the statement's): every paid call binds these.
-  const usage = (u: UsageInsert) =>
-    s.insertUsage.run(
+  };
+  /** Appends a usage row's values to `out`, in USAGE_COLUMNS' order. */
+  const usageValues = (out: unknown[], u: UsageInsert) => {
+    out.push(
       u.created_at,
       u.request_id,
       u.rail,
@@ -139,6 +138,17 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       u.latency_ms,
       u.error_code,
     );
+  };
+  const entry = (a: AccountRow, e: LedgerKindEntry, now: string) => {
+    const values: unknown[] = [];
+    entryValues(values, a, e, now);
+    entries.insert(values);
+  };
+  const usage = (u: UsageInsert) => {
+    const values: unknown[] = [];
+    usageValues(values, u);
+    usages.insert(values);
+  };
 
   const hold = (req: HoldRequest, holdId: string, now: string, expires: string): AccountRow => {
     const q = req.amountMicroUsd;
@@ -242,10 +252,13 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     // Each entry states the balance right after its own charge, as if the calls had settled one by one.
     let balance = after.balance_micro_usd + total;
     let held = after.held_micro_usd + total;
+    const entryRows: unknown[] = [];
+    const usageRows: unknown[] = [];
     for (const c of charges) {
       balance -= c.amountMicroUsd;
       held -= c.amountMicroUsd;
-      entry(
+      entryValues(
+        entryRows,
         { id: after.id, balance_micro_usd: balance, held_micro_usd: held },
         {
           kind: 'capture',
@@ -256,8 +269,10 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
         },
         now,
       );
-      usage(c.usage);
+      usageValues(usageRows, c.usage);
     }
+    entries.insert(entryRows);
+    usages.insert(usageRows);
     return after;
   };
 
@@ -294,7 +309,9 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
       group.submit(() => chargeLease(leaseId, charges, now, expiresAt)),
     insertUsage: (rows) =>
       group.submit(() => {
-        for (const r of rows) usage(r);
+        const values: unknown[] = [];
+        for (const r of rows) usageValues(values, r);
+        usages.insert(values);
       }),
   };
 }
