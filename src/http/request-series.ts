@@ -25,14 +25,30 @@ interface ValueLine {
 }
 
 export class RequestSeries {
-  private readonly series = new Map<string, Series>();
+  /** Every series, in the order first seen: what /metrics lists. */
+  private readonly all: Series[] = [];
+  /**
+   * The series by route, method and status. Looked up a key at a time rather than by one joined key: a route
+   * pattern and a method are the same string objects request after request, whose hashes V8 keeps, and a status is
+   * a number, where a joined key is a new string to build and hash on every request.
+   */
+  private readonly index = new Map<string, Map<string, Map<number, Series>>>();
 
   constructor(private readonly bounds: readonly number[]) {}
 
   /** Counts one request of `method route status` that took `seconds`. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let s = this.series.get(key);
+    let byMethod = this.index.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.index.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
+    let s = byStatus.get(status);
     if (!s) {
       s = {
         labels: { method, route, status: String(status) },
@@ -40,7 +56,8 @@ export class RequestSeries {
         sum: 0,
         buckets: new Float64Array(this.bounds.length + 1),
       };
-      this.series.set(key, s);
+      byStatus.set(status, s);
+      this.all.push(s);
     }
     s.count++;
     s.sum += seconds;
@@ -55,11 +72,10 @@ export class RequestSeries {
     counter: { name: string; help: string },
     histogram: { name: string; help: string },
   ) {
-    const counterValues = (): ValueLine[] =>
-      [...this.series.values()].map((s) => ({ labels: s.labels, value: s.count }));
+    const counterValues = (): ValueLine[] => this.all.map((s) => ({ labels: s.labels, value: s.count }));
     const histogramValues = (): ValueLine[] => {
       const lines: ValueLine[] = [];
-      for (const s of this.series.values()) {
+      for (const s of this.all) {
         let cumulative = 0;
         this.bounds.forEach((bound, i) => {
           cumulative += s.buckets[i] ?? 0;
@@ -91,7 +107,10 @@ export class RequestSeries {
         type,
         aggregator: 'sum',
         get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }),
-        reset: () => this.series.clear(),
+        reset: () => {
+          this.index.clear();
+          this.all.length = 0;
+        },
       }) as unknown as Metric;
     registry.registerMetric(metric(counter.name, counter.help, 'counter', counterValues));
     registry.registerMetric(metric(histogram.name, histogram.help, 'histogram', histogramValues));
