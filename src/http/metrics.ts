@@ -1,13 +1,14 @@
 /** Prometheus metrics of one app: request counts and latency by route and status, plus process metrics. */
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { LabelledCounter } from './hand-metric.js';
 import { RequestSeries } from './request-series.js';
 
 export interface Metrics {
   registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
-  paidCalls: Counter<'offer' | 'rail' | 'outcome'>;
+  paidCalls: LabelledCounter<'offer' | 'rail' | 'outcome'>;
   /** Runs of free entries (the lookups) by offer and outcome (served; refused: a 4xx; failed: a 5xx). */
-  freeCalls: Counter<'offer' | 'outcome'>;
+  freeCalls: LabelledCounter<'offer' | 'outcome'>;
   /** Upstream queue reads (a media job's status or result) retried after a transient failure, and given up. */
   upstreamReadRetries: Counter<'provider' | 'read'>;
   upstreamReadGiveUps: Counter<'provider' | 'read'>;
@@ -27,17 +28,16 @@ export function createMetrics(): Metrics {
       help: 'HTTP request latency by method, route pattern and status',
     },
   );
-  const paidCalls = new Counter({
+  // Counted on every call: kept by hand (hand-metric.ts), not by prom-client.
+  const paidCalls = new LabelledCounter(registry, {
     name: 'kasir_paid_calls_total',
     help: 'Paid calls by offer, rail and outcome (charged, voided, refused)',
-    labelNames: ['offer', 'rail', 'outcome'] as const,
-    registers: [registry],
+    labelNames: ['offer', 'rail', 'outcome'],
   });
-  const freeCalls = new Counter({
+  const freeCalls = new LabelledCounter(registry, {
     name: 'kasir_free_calls_total',
     help: 'Runs of free entries (lookups) by offer and outcome (served, refused with a 4xx, failed with a 5xx)',
-    labelNames: ['offer', 'outcome'] as const,
-    registers: [registry],
+    labelNames: ['offer', 'outcome'],
   });
   const upstreamReadRetries = new Counter({
     name: 'kasir_upstream_read_retries_total',
