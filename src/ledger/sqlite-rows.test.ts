@@ -9,7 +9,8 @@ describe('RowInserter', () => {
     raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b INTEGER)');
     return { raw, rows: new RowInserter(raw, 't', ['a', 'b']) };
   };
-  const values = (n: number, from = 0) => Array.from({ length: n }, (_, i) => [`r${from + i}`, from + i]).flat();
+  const values = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => [`r${from + i}`, from + i]).flat();
 
   it.each([0, 1, 31, 32, 33, 64, 70])('inserts %i rows once each, in order', (n) => {
     const { raw, rows } = table();
