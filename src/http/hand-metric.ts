@@ -37,6 +37,16 @@ export function handMetric(
   } as unknown as Metric;
 }
 
+/** The map under `key` in `parent`, made (empty) when first asked for: one level of a series index. */
+export function branch<K, V extends Map<unknown, unknown>>(parent: Map<K, V>, key: K): V {
+  let child = parent.get(key);
+  if (!child) {
+    child = new Map() as V;
+    parent.set(key, child);
+  }
+  return child;
+}
+
 interface CounterSeries {
   labels: Labels;
   value: number;
@@ -73,15 +83,8 @@ export class LabelledCounter<L extends string> {
     const names = this.labelNames;
     const last = names.length - 1;
     let level = this.index;
-    for (let i = 0; i < last; i++) {
-      const value = labels[names[i] as L];
-      let next = level.get(value) as Map<string, unknown> | undefined;
-      if (!next) {
-        next = new Map();
-        level.set(value, next);
-      }
-      level = next;
-    }
+    for (let i = 0; i < last; i++)
+      level = branch(level as Map<string, Map<string, unknown>>, labels[names[i] as L]);
     const value = labels[names[last] as L];
     let s = level.get(value) as CounterSeries | undefined;
     if (!s) {

@@ -2,7 +2,7 @@
  * Request counts and latency buckets by method, route pattern and status, kept by hand (see hand-metric.ts for why).
  */
 import type { Registry } from 'prom-client';
-import { handMetric, type Labels, type ValueLine } from './hand-metric.js';
+import { branch, handMetric, type Labels, type ValueLine } from './hand-metric.js';
 
 interface Series {
   labels: Labels;
@@ -26,16 +26,7 @@ export class RequestSeries {
 
   /** Counts one request of `method route status` that took `seconds`. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    let byMethod = this.index.get(route);
-    if (!byMethod) {
-      byMethod = new Map();
-      this.index.set(route, byMethod);
-    }
-    let byStatus = byMethod.get(method);
-    if (!byStatus) {
-      byStatus = new Map();
-      byMethod.set(method, byStatus);
-    }
+    const byStatus = branch(branch(this.index, route), method);
     let s = byStatus.get(status);
     if (!s) {
       s = {

@@ -13,27 +13,25 @@ const CHUNK = 32;
 export class RowInserter {
   /** The statement of n rows at index n - 1, prepared when first needed. */
   private readonly statements: Array<SQLite.Statement<unknown[]> | undefined> = [];
-  private readonly width: number;
 
   constructor(
     private readonly raw: SQLite.Database,
     private readonly table: string,
     private readonly columns: readonly string[],
-  ) {
-    this.width = columns.length;
-  }
+  ) {}
 
   /** Inserts the rows whose values follow one another in `values`, in `columns`' order, row after row. */
   insert(values: unknown[]): void {
-    const rows = values.length / this.width;
-    if (!Number.isInteger(rows)) throw new Error(`${values.length} values do not make rows of ${this.width}`);
+    const width = this.columns.length;
+    const rows = values.length / width;
+    if (!Number.isInteger(rows)) throw new Error(`${values.length} values do not make rows of ${width}`);
     if (rows <= CHUNK) {
       if (rows > 0) this.statement(rows).run(values);
       return;
     }
     for (let at = 0; at < rows; at += CHUNK) {
       const n = Math.min(CHUNK, rows - at);
-      this.statement(n).run(values.slice(at * this.width, (at + n) * this.width));
+      this.statement(n).run(values.slice(at * width, (at + n) * width));
     }
   }
 
