@@ -28,20 +28,67 @@ function sseHeaders(headers: Record<string, string>, requestId: string): Record<
   return all;
 }
 
-/** Tells `listeners` once about a disconnect that comes before the end. */
-function disconnects() {
-  const listeners: Array<() => void> = [];
-  const state = {
-    ended: false,
-    closed: false,
-    listeners,
-    disconnect() {
-      if (state.closed) return;
-      state.closed = true;
-      if (!state.ended) for (const l of listeners) l();
-    },
+/**
+ * What both sinks share: the disconnect listeners, and whether the stream ended or the caller left.
+ *
+ * The sinks are classes, not object literals. A literal with a getter (`get closed()`) is built in dictionary mode,
+ * its getter held by an accessor pair of its own that V8 allocates in the old generation. That pair outlives the
+ * call until the next full collection, and through its getter's closure it held every young object of the call (the
+ * response, the request, the paid call): each scavenge kept and promoted them all. On a streamed chat call that was
+ * 2 MB promoted a scavenge and 6–7 ms pauses; with these classes, 0.1 MB and 2 ms, and the streamed call costs about
+ * a third less CPU (see the README's performance notes). A getter on a class lives once, on its prototype.
+ */
+abstract class SinkState {
+  closed = false;
+  protected ended = false;
+  private readonly listeners: Array<() => void> = [];
+  abstract readonly response: Response;
+
+  /** The caller left: tells the listeners once, unless the stream had already ended. */
+  readonly disconnect = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.ended) for (const l of this.listeners) l();
   };
-  return state;
+
+  onDisconnect(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+}
+
+/** Streams onto a Node response. */
+class NodeSseSink extends SinkState implements SseSink {
+  readonly response = RESPONSE_ALREADY_SENT;
+
+  constructor(private readonly outgoing: ServerResponse) {
+    super();
+  }
+
+  async write(bytes: Buffer): Promise<boolean> {
+    const outgoing = this.outgoing;
+    if (this.closed || outgoing.destroyed) return false;
+    // Node holds a response's writes until the next tick and sends them together: the promise jobs that run
+    // first are this turn's, so frames wait microseconds, and a stream whose end came in the same read (its
+    // last frames, the closing frame and the end of the chunked body) leaves in one send instead of two.
+    if (outgoing.write(bytes)) return true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        outgoing.off('drain', done);
+        outgoing.off('close', done);
+        resolve();
+      };
+      outgoing.on('drain', done);
+      outgoing.on('close', done);
+    });
+    return !this.closed;
+  }
+
+  end(last?: Buffer): void {
+    this.ended = true;
+    if (this.outgoing.destroyed) return;
+    if (last && !this.closed) this.outgoing.end(last);
+    else this.outgoing.end();
+  }
 }
 
 /** Streams onto a Node response; `onHangUp` registers for the caller leaving before the response is complete. */
@@ -51,72 +98,47 @@ export function nodeSse(
   requestId: string,
   onHangUp: (listener: () => void) => void,
 ): SseSink {
-  const state = disconnects();
+  const sink = new NodeSseSink(outgoing);
   // The status and headers are not flushed on their own: they leave with the first frames, in one send.
   outgoing.writeHead(200, sseHeaders(headers, requestId));
-  onHangUp(state.disconnect);
-  return {
-    get closed() {
-      return state.closed;
-    },
-    async write(bytes) {
-      if (state.closed || outgoing.destroyed) return false;
-      // Node holds a response's writes until the next tick and sends them together: the promise jobs that run
-      // first are this turn's, so frames wait microseconds, and a stream whose end came in the same read (its
-      // last frames, the closing frame and the end of the chunked body) leaves in one send instead of two.
-      const flowing = outgoing.write(bytes);
-      if (flowing) return true;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          outgoing.off('drain', done);
-          outgoing.off('close', done);
-          resolve();
-        };
-        outgoing.on('drain', done);
-        outgoing.on('close', done);
-      });
-      return !state.closed;
-    },
-    end(last) {
-      state.ended = true;
-      if (outgoing.destroyed) return;
-      if (last && !state.closed) outgoing.end(last);
-      else outgoing.end();
-    },
-    onDisconnect: (l) => state.listeners.push(l),
-    response: RESPONSE_ALREADY_SENT,
-  };
+  onHangUp(sink.disconnect);
+  return sink;
+}
+
+/** Streams into a web ReadableStream, the body of the returned Response (under app.request). */
+class WebSseSink extends SinkState implements SseSink {
+  readonly response: Response;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+
+  constructor(headers: Record<string, string>) {
+    super();
+    const stream = new ReadableStream<Uint8Array>({
+      start: (ctl) => {
+        this.controller = ctl;
+      },
+      cancel: () => this.disconnect(),
+    });
+    this.response = new Response(stream, { status: 200, headers });
+  }
+
+  async write(bytes: Buffer): Promise<boolean> {
+    if (this.closed) return false;
+    this.controller?.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return true;
+  }
+
+  end(last?: Buffer): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.closed) {
+      if (last) this.controller?.enqueue(new Uint8Array(last.buffer, last.byteOffset, last.byteLength));
+      this.controller?.close();
+    }
+    this.closed = true;
+  }
 }
 
 /** Streams into a web ReadableStream, the body of the returned Response (under app.request). */
 export function webSse(headers: Record<string, string>, requestId: string): SseSink {
-  const state = disconnects();
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  const stream = new ReadableStream<Uint8Array>({
-    start: (ctl) => {
-      controller = ctl;
-    },
-    cancel: () => state.disconnect(),
-  });
-  return {
-    get closed() {
-      return state.closed;
-    },
-    async write(bytes) {
-      if (state.closed) return false;
-      controller?.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      return true;
-    },
-    end(last) {
-      if (state.ended) return;
-      state.ended = true;
-      if (!state.closed) {
-        if (last) controller?.enqueue(new Uint8Array(last.buffer, last.byteOffset, last.byteLength));
-        controller?.close();
-      }
-      state.closed = true;
-    },
-    onDisconnect: (l) => state.listeners.push(l),
-    response: new Response(stream, { status: 200, headers: sseHeaders(headers, requestId) }),
-  };
+  return new WebSseSink(sseHeaders(headers, requestId));
 }
