@@ -59,11 +59,10 @@ export class LabelledCounter<L extends string> {
   /** The series by the first label's value, then the next's, …; the last level holds the series. */
   private readonly index = new Map<string, unknown>();
 
-  constructor(
-    registry: Registry,
-    options: { name: string; help: string; labelNames: readonly [L, ...L[]] },
-    private readonly labelNames = options.labelNames,
-  ) {
+  private readonly labelNames: readonly [L, ...L[]];
+
+  constructor(registry: Registry, options: { name: string; help: string; labelNames: readonly [L, ...L[]] }) {
+    this.labelNames = options.labelNames;
     registry.registerMetric(
       handMetric(
         options.name,

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeExchange } from './node-exchange.js';
 import { nodeSse, type SseSink, webSse } from './sse.js';
 
 const frame = (text: string) => Buffer.from(`data: ${text}\n\n`);
@@ -16,21 +17,18 @@ afterEach(async () => {
   }
 });
 
-/** A Node server whose every request is answered by `handle` with a fresh sink. */
+/** A Node server whose every request is answered by `handle` with a fresh sink, opened by its exchange. */
 async function serveSse(handle: (sink: SseSink) => void): Promise<string> {
-  const server = createServer((_incoming, outgoing) => {
-    const hangUps: Array<() => void> = [];
-    outgoing.on('close', () => {
-      if (!outgoing.writableFinished) for (const l of hangUps) l();
-    });
-    handle(nodeSse(outgoing, { 'x-extra': 'yes' }, 'req_1', (l) => hangUps.push(l)));
+  // Through the exchange the server uses, so its hang-up wiring is what tells the sink.
+  const server = createServer((incoming, outgoing) => {
+    handle(nodeExchange(incoming, outgoing, '/', 'req_1').openSse({ 'x-extra': 'yes' }));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe('nodeSse', () => {
+describe('nodeSse (through the Node exchange)', () => {
   it('sends the SSE headers, the frames in order and the last bytes with the end', async () => {
     const url = await serveSse(async (sink) => {
       expect(await sink.write(frame('1'))).toBe(true);

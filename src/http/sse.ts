@@ -105,7 +105,7 @@ export function nodeSse(
   return sink;
 }
 
-/** Streams into a web ReadableStream, the body of the returned Response (under app.request). */
+/** Streams into a web ReadableStream, the body of its Response. */
 class WebSseSink extends SinkState implements SseSink {
   readonly response: Response;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;

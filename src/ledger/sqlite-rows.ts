@@ -25,13 +25,10 @@ export class RowInserter {
     const width = this.columns.length;
     const rows = values.length / width;
     if (!Number.isInteger(rows)) throw new Error(`${values.length} values do not make rows of ${width}`);
-    if (rows <= CHUNK) {
-      if (rows > 0) this.statement(rows).run(values);
-      return;
-    }
     for (let at = 0; at < rows; at += CHUNK) {
       const n = Math.min(CHUNK, rows - at);
-      this.statement(n).run(values.slice(at * width, (at + n) * width));
+      // A batch of one chunk (the usual case) binds its values as they are, without a copy.
+      this.statement(n).run(n === rows ? values : values.slice(at * width, (at + n) * width));
     }
   }
 
