@@ -104,8 +104,9 @@ cpSync('src', 'dist', {
     src.endsWith('.json') ||
     src.includes(`${path.sep}dashboard${path.sep}assets${path.sep}`),
 });
-// The catalog's full check (every entry's schema compiled, every example validated and priced) runs here, once,
-// and stamps the data it passed: a start-up on the same data and default margins skips the compile.
+// The catalog's full check (every entry's shape, price rules and schema, every example validated and priced) runs
+// here, once, and keeps the entries it passed with the data's digest: a start-up on the same data and default margins
+// takes those entries instead of checking again.
 const stamp = spawn(
   process.execPath,
   [

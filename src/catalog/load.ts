@@ -1,7 +1,8 @@
 /**
  * Loads the catalog data files once at start-up and checks every entry: a bad one stops start-up naming itself and
- * its field. Compiling every entry's schema is most of that check's cost, so the build does it once and leaves a
- * stamp of the data it checked; a start-up on the same data skips the compile (each schema compiles on first use).
+ * its field. The check (each entry's shape, price rules and names, every schema compiled, every example validated and
+ * priced) is most of a start-up's own work, so the build runs it once and keeps what it passed: the digest of the data
+ * and the entries it built. A start-up on the same data and options takes those entries as they are.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,47 +26,86 @@ export class CatalogError extends Error {
   }
 }
 
-const dataUrl = (name: string) => shippedFile(`catalog/data/${name}`);
+/** The data files shipped with kasir. */
+const SHIPPED_DATA = shippedFile('catalog/data/');
 
-/** Where the build records the digest of the data files whose every schema compiled. */
-const STAMP = 'schemas-checked.sha256';
+/** Where the build keeps what its check passed: `{ digest, entries }` (CheckedData). */
+const CHECKED = 'checked.json';
+
+interface CheckedData {
+  digest: string;
+  entries: CatalogEntry[];
+}
 
 /**
  * The data files' text, and a digest of all of it (names and contents) and of the options the check depends on (a
  * margin moves the examples' prices).
  */
-function readData(options: LoadOptions): { files: Record<DataFileName, unknown>; digest: string } {
+function readData(options: LoadOptions, dir: URL): { texts: Record<DataFileName, string>; digest: string } {
   const hash = createHash('sha256').update(`${JSON.stringify(options)}\0`);
-  const files = {} as Record<DataFileName, unknown>;
+  const texts = {} as Record<DataFileName, string>;
   for (const name of DATA_FILES) {
-    const text = readFileSync(dataUrl(`${name}.json`), 'utf8');
+    const text = readFileSync(new URL(`${name}.json`, dir), 'utf8');
     hash.update(`${name}\0${text}\0`);
-    files[name] = JSON.parse(text);
+    texts[name] = text;
   }
-  return { files, digest: hash.digest('hex') };
+  return { texts, digest: hash.digest('hex') };
 }
 
-/** Reads every data file and builds the catalog; throws CatalogError when any entry is bad. */
-export function loadCatalog(options: LoadOptions): LoadedCatalog {
-  const { files, digest } = readData(options);
-  const stamp = dataUrl(STAMP);
-  const schemasChecked = existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest;
-  return buildCatalog(files, options, { schemasChecked });
+function parseAll(texts: Record<DataFileName, string>): Record<DataFileName, unknown> {
+  return Object.fromEntries(DATA_FILES.map((name) => [name, JSON.parse(texts[name])])) as Record<
+    DataFileName,
+    unknown
+  >;
 }
 
-/** Checks the data files in full (every schema compiled) and stamps them so; run by the build, throws when bad. */
-export function stampCheckedData(options: LoadOptions): void {
-  const { files, digest } = readData(options);
-  buildCatalog(files, options);
-  writeFileSync(dataUrl(STAMP), `${digest}\n`);
+/** The entries the build checked, when it checked this very data with these options. */
+function checkedEntries(dir: URL, digest: string): CatalogEntry[] | undefined {
+  const file = new URL(CHECKED, dir);
+  if (!existsSync(file)) return undefined;
+  const checked = JSON.parse(readFileSync(file, 'utf8')) as CheckedData;
+  return checked.digest === digest ? checked.entries : undefined;
 }
 
-/** Builds the catalog from parsed data files (tests pass their own). */
-export function buildCatalog(
+/**
+ * Reads every data file and builds the catalog; throws CatalogError when any entry is bad. `dir`: the data folder
+ * (the shipped one by default).
+ */
+export function loadCatalog(options: LoadOptions, dir: URL = SHIPPED_DATA): LoadedCatalog {
+  const { texts, digest } = readData(options, dir);
+  const entries = checkedEntries(dir, digest);
+  if (entries) return new ServedCatalog(entries, namesOf(entries), undefined, options);
+  return buildCatalog(parseAll(texts), options);
+}
+
+/**
+ * Checks the data files in full and keeps the entries they passed with their digest, for start-ups on the same
+ * data and options; run by the build, throws when the data is bad.
+ */
+export function stampCheckedData(options: LoadOptions, dir: URL = SHIPPED_DATA): void {
+  const { texts, digest } = readData(options, dir);
+  const checked: CheckedData = { digest, entries: checkCatalog(parseAll(texts), options).entries };
+  writeFileSync(new URL(CHECKED, dir), JSON.stringify(checked));
+}
+
+/** Every id and alias, to the id of its entry (buildCatalog has checked that no two entries share one). */
+function namesOf(entries: CatalogEntry[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const entry of entries)
+    for (const name of [entry.id, ...(entry.aliases ?? [])]) names.set(name, entry.id);
+  return names;
+}
+
+/** Builds the catalog from parsed data files (tests pass their own), checking them in full. */
+export function buildCatalog(files: Record<DataFileName, unknown>, options: LoadOptions): LoadedCatalog {
+  return checkCatalog(files, options).catalog;
+}
+
+/** The full check of parsed data files: the catalog they make, and its entries in the files' order. */
+function checkCatalog(
   files: Record<DataFileName, unknown>,
   options: LoadOptions,
-  { schemasChecked = false } = {},
-): LoadedCatalog {
+): { catalog: LoadedCatalog; entries: CatalogEntry[] } {
   const problems: string[] = [];
   const entries: CatalogEntry[] = [];
   for (const file of DATA_FILES) {
@@ -86,13 +126,12 @@ export function buildCatalog(
   // The check compiles every schema (one ajv refuses is reported here, not on a first request) with compilers of its
   // own, dropped when it ends: a deployment calls a few of the ~110 schemas, and compiles those again on first use
   // rather than keeping every validator alive for the life of the process.
-  // `schemasChecked`: the build already compiled these very files' schemas (loadCatalog).
-  const checker = schemasChecked ? undefined : (recentChecker?.deref() ?? new Validators());
-  if (checker) recentChecker = new WeakRef(checker);
+  const checker = recentChecker?.deref() ?? new Validators();
+  recentChecker = new WeakRef(checker);
   for (const entry of entries) {
     const label = `entry "${entry.id}"`;
     try {
-      checker?.compile(requestSchema(entry));
+      checker.compile(requestSchema(entry));
     } catch (err) {
       problems.push(`${label} field "input": ${(err as Error).message}`);
       continue;
@@ -126,7 +165,6 @@ export function buildCatalog(
   const catalog = new ServedCatalog(entries, names, undefined, options);
   // Every example must pass its own validation and price within range: the default request is sold as written.
   for (const entry of entries) {
-    if (!checker) break;
     const checked = catalog.checkDefaultRequest(entry, checker.compile(requestSchema(entry)));
     if (!checked.ok) {
       const why = checked.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
@@ -134,5 +172,5 @@ export function buildCatalog(
     }
   }
   if (problems.length) throw new CatalogError(problems);
-  return catalog;
+  return { catalog, entries };
 }
