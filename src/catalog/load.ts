@@ -29,7 +29,10 @@ export class CatalogError extends Error {
 /** The data files shipped with kasir. */
 const SHIPPED_DATA = shippedFile('catalog/data/');
 
-/** Where the build keeps what its check passed: `{ digest, entries }` (CheckedData). */
+/**
+ * Where the build keeps what its check passed: `{ digest, entries }` (CheckedData). Every build writes it again beside
+ * the code it builds, so the entries in it are always those this code makes of that data.
+ */
 const CHECKED = 'checked.json';
 
 interface CheckedData {
