@@ -11,6 +11,8 @@ import { ADMIN, keyWith } from './lib/funded-kasir.mjs';
 import {
   benchScratch,
   defaultConnections,
+  gcLine,
+  gcTotals,
   header,
   interleaved,
   load,
@@ -111,6 +113,7 @@ try {
   });
 
   header('paid calls');
+  const gcBefore = await gcTotals(kasir);
   const calls = await interleaved([
     chat({ ...bare, name: 'bare proxy' }, plain),
     chat({ ...kasir, name: 'kasir, funded key (billing on)' }, plain, { authorization: `Bearer ${funded}` }),
@@ -118,12 +121,17 @@ try {
     chat({ ...kasir, name: 'kasir, empty key → 402' }, plain, { authorization: `Bearer ${empty}` }, 402),
   ]);
   printTable('Non-streamed chat completion (fake upstream answers at once)', calls);
+  // A run whose funded calls read low can be the machine or the instance's GC state (see the README's "Benchmarks"):
+  // this line tells them apart.
+  console.log(`kasir's garbage collection over these runs: ${gcLine(gcBefore, await gcTotals(kasir))}`);
 
+  const gcBeforeStreams = await gcTotals(kasir);
   const streams = await interleaved([
     chat({ ...bare, name: 'bare proxy, stream' }, streamed),
     chat({ ...kasir, name: 'kasir, stream, funded key' }, streamed, { authorization: `Bearer ${funded}` }),
   ]);
   printTable('Streamed chat completion (12 frames, no delay)', streams);
+  console.log(`kasir's garbage collection over these runs: ${gcLine(gcBeforeStreams, await gcTotals(kasir))}`);
 
   const one = await interleaved(
     [

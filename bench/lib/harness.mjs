@@ -112,6 +112,32 @@ export function memoryMb(pid) {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
+/**
+ * kasir's garbage collections so far, read from its /metrics: for minor (scavenges) and major collections, how many
+ * and their seconds in all.
+ */
+export async function gcTotals(kasir) {
+  const text = await (await fetch(`${kasir.url}/metrics`)).text();
+  const read = (kind, figure) =>
+    Number(
+      new RegExp(`^kasir_nodejs_gc_duration_seconds_${figure}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(
+        text,
+      )?.[1] ?? 0,
+    );
+  const of = (kind) => ({ count: read(kind, 'count'), seconds: read(kind, 'sum') });
+  return { minor: of('minor'), major: of('major') };
+}
+
+/** What `gcTotals` read at `after` and not at `before`, as one line: counts and mean pauses. */
+export function gcLine(before, after) {
+  const part = (kind, what) => {
+    const count = after[kind].count - before[kind].count;
+    const ms = count === 0 ? 0 : ((after[kind].seconds - before[kind].seconds) * 1000) / count;
+    return `${count} ${what} of ${ms.toFixed(1)} ms mean`;
+  };
+  return `${part('minor', 'scavenges')}, ${part('major', 'full collections')}`;
+}
+
 /** Runs autocannon and returns req/s, latency percentiles and server CPU µs per request. */
 export async function load(target, opts = {}) {
   const before = cpuMicros(target.pid);

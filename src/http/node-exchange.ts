@@ -3,10 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { readIncoming } from './body.js';
 import type { Exchange } from './exchange.js';
+import { Listeners } from './listeners.js';
 import { nodeSse, type SseSink } from './sse.js';
 
 class NodeExchange implements Exchange {
-  private hangUps: Array<() => void> | null = null;
+  private hangUps: Listeners | undefined = undefined;
   private watching = false;
 
   constructor(
@@ -48,8 +49,8 @@ class NodeExchange implements Exchange {
   }
 
   onHangUp(listener: () => void): void {
-    if (this.hangUps) this.hangUps.push(listener);
-    else this.hangUps = [listener];
+    this.hangUps ??= new Listeners();
+    this.hangUps.add(listener);
     this.watchClose();
   }
 
@@ -62,7 +63,9 @@ class NodeExchange implements Exchange {
 
   private readonly onClose = (): void => {
     // The response closing before it finished is the caller hanging up.
-    if (this.hangUps && !this.outgoing.writableFinished) for (const listener of this.hangUps) listener();
+    if (this.hangUps && !this.outgoing.writableFinished) this.hangUps.callAll();
+    // Nothing waits any more: a closure here holds the whole call (see SinkState.release in sse.ts).
+    this.hangUps?.clear();
     this.closed?.();
   };
 }

@@ -1,7 +1,9 @@
 // The SSE sinks: frames out in order with the end, a caller leaving told once (and only before the end), and the
-// shape the garbage collector needs (no per-call accessor).
+// shape the garbage collector needs (no per-call accessor, nothing of the call kept once the stream is over).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeExchange } from './node-exchange.js';
@@ -110,5 +112,42 @@ describe('the sinks’ shape', () => {
       // The accessor the interface names is the class's, shared by every sink.
       expect(Object.getOwnPropertyDescriptor(sink, 'closed')?.value).toBe(false);
     }
+  });
+});
+
+/** A full collection, from a test (V8's own `gc`, exposed for this process). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+describe('a finished stream', () => {
+  // Wherever V8 put a sink (it may allocate them in the old generation), a finished one must not keep its call
+  // alive: each scavenge would promote it.
+  it('keeps nothing of the call: its listeners are let go at the end and when the caller leaves', async () => {
+    const calls: Array<WeakRef<object>> = [];
+    const sinks: SseSink[] = [];
+    const listen = (sink: SseSink) => {
+      const call = { frames: new Array(1000).fill('x') };
+      calls.push(new WeakRef(call));
+      sink.onDisconnect(() => call.frames.pop());
+      sinks.push(sink);
+    };
+    const web = webSse({}, 'req_4');
+    listen(web);
+    web.end(frame('[DONE]'));
+    const cancelled = webSse({}, 'req_5');
+    listen(cancelled);
+    await cancelled.response.body?.cancel();
+    const url = await serveSse((sink) => {
+      listen(sink);
+      sink.end(frame('[DONE]'));
+    });
+    const res = await request(url);
+    expect(await res.body.text()).toBe('data: [DONE]\n\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(sinks).toHaveLength(3);
+    expect(calls.map((c) => c.deref())).toEqual([undefined, undefined, undefined]);
   });
 });
