@@ -131,7 +131,9 @@ try {
     chat({ ...kasir, name: 'kasir, stream, funded key' }, streamed, { authorization: `Bearer ${funded}` }),
   ]);
   printTable('Streamed chat completion (12 frames, no delay)', streams);
-  console.log(`kasir's garbage collection over these runs: ${gcLine(gcBeforeStreams, await gcTotals(kasir))}`);
+  console.log(
+    `kasir's garbage collection over these runs: ${gcLine(gcBeforeStreams, await gcTotals(kasir))}`,
+  );
 
   const one = await interleaved(
     [
