@@ -193,9 +193,12 @@ export class Reserves {
   private grow(lease: Lease, min: number, requestId: string): Promise<void> {
     const growing = (async () => {
       const now = new Date();
-      // Journalled first: if this process dies once the lease exists, the replay releases it at once.
-      if (!lease.opened) this.journal?.append({ k: 'lease', lease: lease.id, account: lease.accountId });
       try {
+        // Journalled first, and durable before the lease exists (a journal in PostgreSQL writes on several
+        // connections, so a later charge's row could otherwise land before it): if this process dies once the
+        // lease exists, the replay releases it at once.
+        if (!lease.opened)
+          await this.journal?.append({ k: 'lease', lease: lease.id, account: lease.accountId });
         const { balance, grantedMicroUsd } = await grantLease(this.db, {
           leaseId: lease.id,
           isNew: !lease.opened,
