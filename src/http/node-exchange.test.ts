@@ -1,26 +1,21 @@
 // The Node exchange's hang-up wiring: a caller leaving is told, and a finished call is let go.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeServer, listen } from '../../test/fakes/http.js';
+import { collectGarbage } from '../../test/support/gc.js';
 import type { Exchange } from './exchange.js';
 import { nodeExchange } from './node-exchange.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await Promise.all(servers.splice(0).map(closeServer));
 });
 
 async function serve(handle: (x: Exchange) => void): Promise<string> {
   const server = createServer((incoming, outgoing) => handle(nodeExchange(incoming, outgoing, '/', 'req_1')));
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listen(server);
 }
 
 describe('nodeExchange hang-ups', () => {
@@ -56,8 +51,7 @@ describe('nodeExchange hang-ups', () => {
     const res = await request(url);
     expect(await res.body.text()).toBe('{}');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
+    collectGarbage();
     expect(exchanges).toHaveLength(1);
     expect(call?.deref()).toBeUndefined();
   });

@@ -1,11 +1,10 @@
 // The SSE sinks: frames out in order with the end, a caller leaving told once (and only before the end), and the
 // shape the garbage collector needs (no per-call accessor, nothing of the call kept once the stream is over).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeServer, listen } from '../../test/fakes/http.js';
+import { collectGarbage } from '../../test/support/gc.js';
 import { nodeExchange } from './node-exchange.js';
 import { nodeSse, type SseSink, webSse } from './sse.js';
 
@@ -13,10 +12,7 @@ const frame = (text: string) => Buffer.from(`data: ${text}\n\n`);
 
 const servers: Server[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await Promise.all(servers.splice(0).map(closeServer));
 });
 
 /** A Node server whose every request is answered by `handle` with a fresh sink, opened by its exchange. */
@@ -26,8 +22,7 @@ async function serveSse(handle: (sink: SseSink) => void): Promise<string> {
     handle(nodeExchange(incoming, outgoing, '/', 'req_1').openSse({ 'x-extra': 'yes' }));
   });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listen(server);
 }
 
 describe('nodeSse (through the Node exchange)', () => {
@@ -115,32 +110,26 @@ describe('the sinks’ shape', () => {
   });
 });
 
-/** A full collection, from a test (V8's own `gc`, exposed for this process). */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
 describe('a finished stream', () => {
   // Wherever V8 put a sink (it may allocate them in the old generation), a finished one must not keep its call
   // alive: each scavenge would promote it.
   it('keeps nothing of the call: its listeners are let go at the end and when the caller leaves', async () => {
     const calls: Array<WeakRef<object>> = [];
     const sinks: SseSink[] = [];
-    const listen = (sink: SseSink) => {
+    const track = (sink: SseSink) => {
       const call = { frames: new Array(1000).fill('x') };
       calls.push(new WeakRef(call));
       sink.onDisconnect(() => call.frames.pop());
       sinks.push(sink);
     };
     const web = webSse({}, 'req_4');
-    listen(web);
+    track(web);
     web.end(frame('[DONE]'));
     const cancelled = webSse({}, 'req_5');
-    listen(cancelled);
+    track(cancelled);
     await cancelled.response.body?.cancel();
     const url = await serveSse((sink) => {
-      listen(sink);
+      track(sink);
       sink.end(frame('[DONE]'));
     });
     const res = await request(url);
