@@ -13,9 +13,10 @@
 import type { LookupAddress } from 'node:dns';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { bareHost } from '../config/fetch.js';
 import type { CallSignal } from '../http/call-signal.js';
+import { Agent } from '../http/undici.js';
 import { type AddressPolicy, checkDestination, type ResolvedAddress } from './address-rule.js';
 import { FetchFailure } from './errors.js';
 
@@ -162,9 +163,10 @@ export class SafeFetcher {
         agents.push(agent);
         let answer: Dispatcher.ResponseData;
         try {
-          answer = await request(current, {
+          answer = await agent.request({
+            origin: current.origin,
+            path: `${current.pathname}${current.search}`,
             method: 'GET',
-            dispatcher: agent,
             signal: deadline.signal,
             // The caller's headers (a provider's key) go to the origin first asked only, never to a redirect's.
             headers: { 'user-agent': 'kasir', ...(current.origin === first.origin ? options.headers : {}) },

@@ -1,5 +1,5 @@
 /** The keep-alive connection pools to upstream origins, one per origin, shared by every adapter. */
-import { Pool } from 'undici';
+import { Pool } from '../http/undici.js';
 
 /** One keep-alive connection pool per upstream origin, shared by every adapter that talks to that origin. */
 export class UpstreamPools {

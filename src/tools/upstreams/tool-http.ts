@@ -4,8 +4,8 @@
  * 429) so a busy caller cannot get the operator's access to a public API throttled or banned.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Agent } from 'undici';
 import type { ToolsConfig } from '../../config/tools.js';
+import { Agent } from '../../http/undici.js';
 import { retryAfterMs } from '../../providers/retry-after.js';
 import { type AddressGuard, createAddressGuard } from './guard.js';
 
