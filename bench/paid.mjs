@@ -235,6 +235,27 @@ try {
     }
   }
 
+  // Start-up: the first instance's start is one sample, taken while the machine was starting the other servers; five
+  // more starts of the same configuration, each on an empty data folder and stopped once ready, make the figure a
+  // median.
+  const starts = [kasir];
+  for (let i = 0; i < 5; i++) {
+    const again = await kasirOn(fast, `start-${i}`, 'kasir (start-up)');
+    again.child.kill('SIGTERM');
+    await new Promise((resolve) => again.child.once('exit', resolve));
+    starts.push(again);
+  }
+  const startSeconds = median(starts.map((k) => k.readyMs)) / 1000;
+  const startCpuSeconds = median(starts.map((k) => k.readyCpuMs)) / 1000;
+  console.log(
+    `\nStart to ready (s), ${starts.length} starts on empty data folders: ${starts.map((k) => (k.readyMs / 1000).toFixed(2)).join(', ')}; CPU ${starts.map((k) => (k.readyCpuMs / 1000).toFixed(2)).join(', ')}`,
+  );
+  // Node reads and parses the certificates this names at every process's start, whatever the process does.
+  if (process.env.NODE_EXTRA_CA_CERTS)
+    console.log(
+      `  NODE_EXTRA_CA_CERTS is set (${process.env.NODE_EXTRA_CA_CERTS}): part of each start is Node parsing it`,
+    );
+
   // One line per figure, against the bare pass-through, so a regression shows in CI's output the day it lands.
   // The ratios measured round by round carry their rounds' range: a median outside the range of earlier runs is a
   // regression, one inside it may be this machine's weather.
@@ -252,7 +273,12 @@ try {
     ['peak memory ÷ bare', mem.kasir.peak / mem.bare.peak, '≤ 1.5'],
     perRoundFigure('402 (no payment), req/s ÷ funded', calls[2], calls[1], 'rps', '≥ 1'),
     ['slow stream, first byte ÷ total', kasirT.ttfb / kasirT.total, '≤ 0.05'],
-    ['start to ready, s (CPU s)', kasir.readyMs / 1000, '≤ 1', `(${(kasir.readyCpuMs / 1000).toFixed(2)})`],
+    [
+      'start to ready, s (CPU s)',
+      startSeconds,
+      '≤ 1',
+      `(${startCpuSeconds.toFixed(2)}; median of ${starts.length} starts)`,
+    ],
     ...(pgCalls === undefined
       ? []
       : [
