@@ -68,7 +68,7 @@ async function bundleServer() {
     logLevel: 'warn',
   });
   rmSync('dist/.bundle', { recursive: true, force: true });
-  await bundle.write({ dir: 'dist/.bundle', format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js', ...(process.env.XMIN ? JSON.parse(process.env.XMIN) : {}) });
+  await bundle.write({ dir: 'dist/.bundle', format: 'esm', chunkFileNames: 'chunk-[name]-[hash].js' });
   await bundle.close();
   for (const file of readdirSync('dist/.bundle'))
     cpSync(path.join('dist/.bundle', file), path.join('dist', file));
