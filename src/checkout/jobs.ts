@@ -51,6 +51,9 @@ export function wantsAsync(x: Exchange): boolean {
   return /(^|[,\s])respond-async(\s*[,;]|\s*$)/i.test(x.header('prefer') ?? '');
 }
 
+/** How a job ended, as its settlement needs it. */
+type Ending = { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError };
+
 /** How long one instance keeps a job to itself between two polls before another may take it over. */
 const LOCK_MS = 30_000;
 /** The states in which a job's money is still held and someone must settle it. */
@@ -59,7 +62,10 @@ const OPEN: JobStatus[] = ['submitting', 'queued', 'running'];
 const SCAN_MS = 5_000;
 
 export class JobRunner {
+  /** The jobs this instance polls; once it stops, also those it polled while stopping (stop() lets go of them). */
   private readonly driving = new Set<string>();
+  /** Statements under way that lock or settle a job: stop() lets them land before it lets go of the jobs. */
+  private readonly writes = new Set<Promise<unknown>>();
   private readonly stopping = new CallAbort();
   private timer: NodeJS.Timeout | undefined;
 
@@ -81,6 +87,9 @@ export class JobRunner {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.stopping.abort();
+    // A lock already on its way to the database would land after the release below and keep the job from every
+    // other instance for LOCK_MS; a settlement under way would be cut off by the database closing. Both finish first.
+    await Promise.allSettled([...this.writes]);
     if (this.driving.size === 0) return;
     await this.deps.db.kysely
       .updateTable('jobs')
@@ -163,18 +172,23 @@ export class JobRunner {
     } finally {
       clearTimeout(giveUp);
     }
-    const queued = await this.deps.db.kysely
-      .updateTable('jobs')
-      .set({
-        handle: JSON.stringify(handle),
-        status: 'queued',
-        locked_until: new Date(Date.now() + LOCK_MS).toISOString(),
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'submitting')
-      .executeTakeFirst()
-      .catch(() => undefined);
+    // Counted as polled from here, so an instance stopping meanwhile lets go of the lock this statement takes.
+    this.driving.add(id);
+    const queued = await this.track(
+      this.deps.db.kysely
+        .updateTable('jobs')
+        .set({
+          handle: JSON.stringify(handle),
+          status: 'queued',
+          locked_until: new Date(Date.now() + LOCK_MS).toISOString(),
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'submitting')
+        .executeTakeFirst()
+        .catch(() => undefined),
+    );
     if (Number(queued?.numUpdatedRows ?? 0) !== 1) {
+      this.driving.delete(id);
       // Ended meanwhile (taken for a dead instance's) or not recorded: stop the upstream's work; the money is (or is
       // now) given back.
       void job.cancel?.(handle).catch(() => {});
@@ -240,8 +254,20 @@ export class JobRunner {
     for (const { id } of rows) if (!this.driving.has(id)) void this.drive(id);
   }
 
-  /** Locks the job for this instance if nobody else holds it (or this instance already does). */
+  /** Counts `write` among the statements stop() waits for. */
+  private track<T>(write: Promise<T>): Promise<T> {
+    this.writes.add(write);
+    const landed = () => this.writes.delete(write);
+    write.then(landed, landed);
+    return write;
+  }
+
+  /**
+   * Locks the job for this instance if nobody else holds it (or this instance already does); never once the
+   * instance is stopping.
+   */
   private async lock(id: string, mine: boolean): Promise<boolean> {
+    if (this.stopping.aborted) return false;
     const now = new Date();
     let q = this.deps.db.kysely
       .updateTable('jobs')
@@ -252,14 +278,19 @@ export class JobRunner {
       q = q.where((eb) =>
         eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
       );
-    const r = await q.executeTakeFirst();
+    const r = await this.track(q.executeTakeFirst());
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** Polls one job until it ends (or this instance stops), then settles it. */
+  /**
+   * Polls one job until it ends (or this instance stops), then settles it. A `fresh` job is one this instance just
+   * submitted (start202 has counted it as polled already).
+   */
   private async drive(id: string, fresh = false): Promise<void> {
-    if (this.driving.has(id)) return;
-    this.driving.add(id);
+    if (!fresh) {
+      if (this.driving.has(id)) return;
+      this.driving.add(id);
+    }
     try {
       // A job this instance just submitted is locked by it already; any other only once its lock has lapsed.
       if (!(await this.lock(id, fresh))) return;
@@ -321,18 +352,15 @@ export class JobRunner {
       // Left open: the lock lapses and a scan (here or elsewhere) takes the job up again.
       this.deps.log.error({ err, job: id }, 'polling a job failed');
     } finally {
-      this.driving.delete(id);
+      // Once stopping, kept: stop() releases the lock of every job it finds here after the writes have landed.
+      if (!this.stopping.aborted) this.driving.delete(id);
     }
   }
 
   private async poll(
     job: OfferJob,
     handle: Record<string, unknown>,
-  ): Promise<
-    | { kind: 'pending'; state: 'queued' | 'running' }
-    | { kind: 'succeeded'; body: Record<string, unknown> }
-    | { kind: 'failed'; error: ApiError }
-  > {
+  ): Promise<Ending | { kind: 'pending'; state: 'queued' | 'running' }> {
     const signal = new CallAbort();
     try {
       const state = await job.status(handle, signal);
@@ -351,14 +379,16 @@ export class JobRunner {
     }
   }
 
+  /** settle(), counted among the writes stop() waits for. */
+  private finish(row: JobTable, outcome: Ending): Promise<RailReceipt> {
+    return this.track(this.settle(row, outcome));
+  }
+
   /**
    * Settles the job's hold and records its end; a job another instance already ended is left as it is. Returns the
    * settlement's receipt.
    */
-  private async finish(
-    row: JobTable,
-    outcome: { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError },
-  ): Promise<RailReceipt> {
+  private async settle(row: JobTable, outcome: Ending): Promise<RailReceipt> {
     const rail = this.deps.rails.all().find((r) => r.id === row.rail);
     if (!rail?.jobs) throw new Error(`rail ${row.rail} of job ${row.id} is not enabled`);
     const payer = { accountId: row.account_id, keyId: row.key_id };
