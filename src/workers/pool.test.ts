@@ -71,10 +71,11 @@ describe('the worker pool', () => {
     await p.run(SPIN, spin(1)); // the thread is up
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
-    await Promise.all(Array.from({ length: 4 }, () => p.run(SPIN, spin(150))));
+    await Promise.all(Array.from({ length: 4 }, () => p.run(SPIN, spin(400))));
     delay.disable();
-    // Four tasks of 150 ms of CPU each ran; on the event loop the longest stall would have been 150 ms or more.
-    expect(delay.max / 1e6).toBeLessThan(100);
+    // Four tasks of 400 ms of CPU each ran; on the event loop the longest stall would have been 400 ms or more. The
+    // bound leaves room for the scheduler of a machine busy with other test files (a stall of 102 ms was seen).
+    expect(delay.max / 1e6).toBeLessThan(250);
   }, 60_000);
 
   it.runIf(linux)(
