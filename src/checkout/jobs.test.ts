@@ -1,6 +1,7 @@
 // The job runner letting go of its jobs when the instance stops: a lock or a settlement already on its way to the
 // database lands before stop() releases the jobs, so another instance can take them up at once rather than after the
-// lock's 30 s. The database's statements are held at a gate to put them in flight at the moment of the stop.
+// lock's 30 s; a poll answered after the stop is left to the next instance. Statements and polls are held at a gate
+// to put them in flight at the moment of the stop.
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -89,6 +90,25 @@ const takesLock = (q: CompiledQuery) =>
 /** The statement recording a job's end. */
 const endsJob = (q: CompiledQuery) => /^update "jobs" set "status" = \?/.test(q.sql);
 
+/** A video offer whose upstream answers each status read with `status()`. */
+const videoOffer = (status: () => Promise<{ state: string; message?: string }>) =>
+  ({
+    entry: { id: 'kwaivgi/kling-v2.5-turbo-pro' } as CatalogEntry,
+    job: { submit: async () => ({}), status, result: async () => ({}) },
+  }) as unknown as Offer;
+
+/** The prepaid rail's job holds, noting each settlement in `settled`. */
+const prepaidHolds = (settled: string[]): Partial<RailRegistry> => {
+  const jobs: JobHolds = {
+    hold: () => Promise.reject(new Error('not used')),
+    settle: async (holdId, outcome) => {
+      settled.push(`${holdId} ${outcome}`);
+      return { charged: false, headers: {}, receipt: {} };
+    },
+  };
+  return { all: () => [{ id: 'prepaid', jobs }] as never };
+};
+
 describe('JobRunner.stop', () => {
   let db: Extract<Db, { kind: 'sqlite' }>;
   const row = (id: string): JobTable => {
@@ -135,17 +155,10 @@ describe('JobRunner.stop', () => {
     await db.kysely.insertInto('jobs').values(row('job_a')).execute();
     const { kysely, gate } = gatedSqlite(db.sqlite, takesLock);
     const polls: string[] = [];
-    const offer = {
-      entry: { id: 'kwaivgi/kling-v2.5-turbo-pro' } as CatalogEntry,
-      job: {
-        submit: async () => ({}),
-        status: async () => {
-          polls.push('status');
-          return { state: 'running' as const };
-        },
-        result: async () => ({}),
-      },
-    } as unknown as Offer;
+    const offer = videoOffer(async () => {
+      polls.push('status');
+      return { state: 'running' };
+    });
     const first = runner(kysely, offer);
     first.start();
     // The first scan found the open job and its lock is on its way.
@@ -167,26 +180,31 @@ describe('JobRunner.stop', () => {
     await kysely.destroy();
   });
 
+  it('leaves a job whose poll was under way to the next instance: no settlement once stopping', async () => {
+    await db.kysely.insertInto('jobs').values(row('job_c')).execute();
+    const asked = gate();
+    const settled: string[] = [];
+    const offer = videoOffer(async () => {
+      asked.arrive();
+      await asked.opened;
+      return { state: 'failed', message: 'runner_error' };
+    });
+    const first = runner(db.kysely, offer, prepaidHolds(settled));
+    first.start();
+    await asked.reached;
+    await first.stop();
+    asked.open();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toEqual([]);
+    expect(await read('job_c')).toMatchObject({ status: 'queued', locked_until: null });
+  });
+
   it('waits for a settlement under way before it answers, so the database is not closed under it', async () => {
     await db.kysely.insertInto('jobs').values(row('job_b')).execute();
     const { kysely, gate } = gatedSqlite(db.sqlite, endsJob);
     const settled: string[] = [];
-    const jobs: JobHolds = {
-      hold: () => Promise.reject(new Error('not used')),
-      settle: async (holdId, outcome) => {
-        settled.push(`${holdId} ${outcome}`);
-        return { charged: false, headers: {}, receipt: {} };
-      },
-    };
-    const offer = {
-      entry: { id: 'kwaivgi/kling-v2.5-turbo-pro' } as CatalogEntry,
-      job: {
-        submit: async () => ({}),
-        status: async () => ({ state: 'failed' as const, message: 'runner_error' }),
-        result: async () => ({}),
-      },
-    } as unknown as Offer;
-    const first = runner(kysely, offer, { all: () => [{ id: 'prepaid', jobs }] as never });
+    const offer = videoOffer(async () => ({ state: 'failed', message: 'runner_error' }));
+    const first = runner(kysely, offer, prepaidHolds(settled));
     first.start();
     await gate.reached;
     let stoppedAt: string | undefined;

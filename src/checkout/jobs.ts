@@ -302,7 +302,7 @@ export class JobRunner {
           .selectAll()
           .where('id', '=', id)
           .executeTakeFirst();
-        if (!row || !OPEN.includes(row.status)) return;
+        if (!row || !OPEN.includes(row.status) || this.stopping.aborted) return;
         if (row.status === 'submitting') {
           // Its submitter's lock lapsed mid-submit (the instance died): the caller never got the job's id, and
           // there is no upstream handle to poll; give the money back.
@@ -333,6 +333,9 @@ export class JobRunner {
           return;
         }
         const outcome = await this.poll(offer.job, handle);
+        // Stopped meanwhile: the next instance reads the job's state again and settles it (not this one, whose
+        // database may be closing).
+        if (this.stopping.aborted) return;
         if (outcome.kind === 'pending') {
           if (outcome.state !== row.status)
             await this.deps.db.kysely
