@@ -134,14 +134,19 @@ describe('JobRunner.stop', () => {
   };
   const read = (id: string) =>
     db.kysely.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const runner = (kysely: Kysely<Database>, offer: Offer | undefined, rails: Partial<RailRegistry> = {}) =>
+  const runner = (
+    kysely: Kysely<Database>,
+    offer: Offer | undefined,
+    rails: Partial<RailRegistry> = {},
+    pollMaxMs = 20,
+  ) =>
     new JobRunner({
       db: { ...db, kysely },
       log: pino({ level: 'silent' }),
       rails: { all: () => [], ...rails } as RailRegistry,
       offerOf: () => offer,
       publicBaseUrl: 'http://kasir.test',
-      settings: { pollFirstMs: 5, pollMaxMs: 20, deadlineMs: 600_000, submitMs: 1_000 },
+      settings: { pollFirstMs: 5, pollMaxMs, deadlineMs: 600_000, submitMs: 1_000 },
     });
 
   beforeEach(async () => {
@@ -219,5 +224,25 @@ describe('JobRunner.stop', () => {
     expect(stoppedAt).toBe('failed');
     expect(await read('job_b')).toMatchObject({ status: 'failed', locked_until: null });
     await kysely.destroy();
+  });
+
+  it('holds a job for twice the longest wait between polls, so its lock never lapses while the instance waits', async () => {
+    await db.kysely.insertInto('jobs').values(row('job_d')).execute();
+    const offer = videoOffer(async () => ({ state: 'running' }));
+    const lockedFor = async (pollMaxMs: number) => {
+      await db.kysely.updateTable('jobs').set({ locked_until: null }).where('id', '=', 'job_d').execute();
+      const taken = Date.now();
+      const r = runner(db.kysely, offer, {}, pollMaxMs);
+      r.start();
+      await expect.poll(async () => (await read('job_d')).locked_until, { timeout: 2_000 }).not.toBeNull();
+      const until = Date.parse(String((await read('job_d')).locked_until)) - taken;
+      await r.stop();
+      return until;
+    };
+    // The default waits (5 s at most) keep the 30-s lock; waits of up to a minute get two minutes.
+    expect(await lockedFor(5_000)).toBeGreaterThanOrEqual(30_000);
+    expect(await lockedFor(5_000)).toBeLessThan(31_000);
+    expect(await lockedFor(60_000)).toBeGreaterThanOrEqual(120_000);
+    expect(await lockedFor(60_000)).toBeLessThan(121_000);
   });
 });

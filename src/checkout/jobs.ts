@@ -54,7 +54,10 @@ export function wantsAsync(x: Exchange): boolean {
 /** How a job ended, as its settlement needs it. */
 type Ending = { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError };
 
-/** How long one instance keeps a job to itself between two polls before another may take it over. */
+/**
+ * How long one instance keeps a job to itself between two polls before another may take it over, at least (see
+ * JobRunner.lockMs).
+ */
 const LOCK_MS = 30_000;
 /** The states in which a job's money is still held and someone must settle it. */
 const OPEN: JobStatus[] = ['submitting', 'queued', 'running'];
@@ -68,8 +71,15 @@ export class JobRunner {
   private readonly writes = new Set<Promise<unknown>>();
   private readonly stopping = new CallAbort();
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * A lock outlasts the longest wait between two polls twice over: a lock that lapsed while its instance waited
+   * would let another instance poll the same job beside it.
+   */
+  private readonly lockMs: number;
 
-  constructor(private readonly deps: JobRunnerDeps) {}
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.lockMs = Math.max(LOCK_MS, 2 * deps.settings.pollMaxMs);
+  }
 
   /** Starts looking for open jobs nobody is polling, now and every few seconds. */
   start(): void {
@@ -88,7 +98,7 @@ export class JobRunner {
     clearInterval(this.timer);
     this.stopping.abort();
     // A lock already on its way to the database would land after the release below and keep the job from every
-    // other instance for LOCK_MS; a settlement under way would be cut off by the database closing. Both finish first.
+    // other instance for lockMs; a settlement under way would be cut off by the database closing. Both finish first.
     await Promise.allSettled([...this.writes]);
     if (this.driving.size === 0) return;
     await this.deps.db.kysely
@@ -139,7 +149,7 @@ export class JobRunner {
       error: null,
       created_at: now.toISOString(),
       deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
-      locked_until: new Date(now.getTime() + settings.submitMs + LOCK_MS).toISOString(),
+      locked_until: new Date(now.getTime() + settings.submitMs + this.lockMs).toISOString(),
       finished_at: null,
     };
     const { id } = row;
@@ -180,7 +190,7 @@ export class JobRunner {
         .set({
           handle: JSON.stringify(handle),
           status: 'queued',
-          locked_until: new Date(Date.now() + LOCK_MS).toISOString(),
+          locked_until: new Date(Date.now() + this.lockMs).toISOString(),
         })
         .where('id', '=', id)
         .where('status', '=', 'submitting')
@@ -271,7 +281,7 @@ export class JobRunner {
     const now = new Date();
     let q = this.deps.db.kysely
       .updateTable('jobs')
-      .set({ locked_until: new Date(now.getTime() + LOCK_MS).toISOString() })
+      .set({ locked_until: new Date(now.getTime() + this.lockMs).toISOString() })
       .where('id', '=', id)
       .where('status', 'in', OPEN);
     if (!mine)
