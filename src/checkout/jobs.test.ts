@@ -20,7 +20,7 @@ import type { RailRegistry } from '../rails/registry.js';
 import type { JobHolds } from '../rails/types.js';
 import { type Db, openDb } from '../store/db.js';
 import type { Database, JobTable } from '../store/schema.js';
-import { JobRunner } from './jobs.js';
+import { JobRunner, type JobSettings } from './jobs.js';
 import type { Offer } from './offer.js';
 
 /** A promise opened by the test: statements matching `holds` wait on it, `reached` says one has arrived. */
@@ -138,7 +138,7 @@ describe('JobRunner.stop', () => {
     kysely: Kysely<Database>,
     offer: Offer | undefined,
     rails: Partial<RailRegistry> = {},
-    pollMaxMs = 20,
+    settings: Partial<JobSettings> = {},
   ) =>
     new JobRunner({
       db: { ...db, kysely },
@@ -146,7 +146,7 @@ describe('JobRunner.stop', () => {
       rails: { all: () => [], ...rails } as RailRegistry,
       offerOf: () => offer,
       publicBaseUrl: 'http://kasir.test',
-      settings: { pollFirstMs: 5, pollMaxMs, deadlineMs: 600_000, submitMs: 1_000 },
+      settings: { pollFirstMs: 5, pollMaxMs: 20, deadlineMs: 600_000, submitMs: 1_000, ...settings },
     });
 
   beforeEach(async () => {
@@ -226,23 +226,26 @@ describe('JobRunner.stop', () => {
     await kysely.destroy();
   });
 
-  it('holds a job for twice the longest wait between polls, so its lock never lapses while the instance waits', async () => {
+  it('renews its lock while a status read outlasts it, so no other instance polls the job beside it', async () => {
     await db.kysely.insertInto('jobs').values(row('job_d')).execute();
-    const offer = videoOffer(async () => ({ state: 'running' }));
-    const lockedFor = async (pollMaxMs: number) => {
-      await db.kysely.updateTable('jobs').set({ locked_until: null }).where('id', '=', 'job_d').execute();
-      const taken = Date.now();
-      const r = runner(db.kysely, offer, {}, pollMaxMs);
-      r.start();
-      await expect.poll(async () => (await read('job_d')).locked_until, { timeout: 2_000 }).not.toBeNull();
-      const until = Date.parse(String((await read('job_d')).locked_until)) - taken;
-      await r.stop();
-      return until;
-    };
-    // The default waits (5 s at most) keep the 30-s lock; waits of up to a minute get two minutes.
-    expect(await lockedFor(5_000)).toBeGreaterThanOrEqual(30_000);
-    expect(await lockedFor(5_000)).toBeLessThan(31_000);
-    expect(await lockedFor(60_000)).toBeGreaterThanOrEqual(120_000);
-    expect(await lockedFor(60_000)).toBeLessThan(121_000);
+    const reads: string[] = [];
+    const slowRead = (who: string) =>
+      videoOffer(async () => {
+        reads.push(who);
+        await new Promise((r) => setTimeout(r, 1_000));
+        return { state: 'running' };
+      });
+    const first = runner(db.kysely, slowRead('first'), {}, { lockMs: 300 });
+    first.start();
+    await expect.poll(() => reads, { timeout: 2_000 }).toEqual(['first']);
+    // Past the lock's 300 ms, within the first read's second: a second instance's scan finds the job still locked.
+    await new Promise((r) => setTimeout(r, 500));
+    const second = runner(db.kysely, slowRead('second'), {}, { lockMs: 300 });
+    second.start();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toEqual(['first']);
+    expect(Date.parse(String((await read('job_d')).locked_until))).toBeGreaterThan(Date.now());
+    await first.stop();
+    await second.stop();
   });
 });

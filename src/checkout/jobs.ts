@@ -34,6 +34,8 @@ export interface JobSettings {
    * mid-submit leaves its job to be ended this long (plus a poll lock) after it began.
    */
   submitMs: number;
+  /** How long a job stays locked to the instance polling it unless renewed (30 s by default; see LOCK_MS). */
+  lockMs?: number;
 }
 
 export interface JobRunnerDeps {
@@ -55,8 +57,9 @@ export function wantsAsync(x: Exchange): boolean {
 type Ending = { kind: 'succeeded'; body: Record<string, unknown> } | { kind: 'failed'; error: ApiError };
 
 /**
- * How long one instance keeps a job to itself between two polls before another may take it over, at least (see
- * JobRunner.lockMs).
+ * How long one instance keeps a job to itself unless it renews the lock, which it does every third of that while it
+ * drives the job (waits between polls, status reads and the result's download included), so a job changes hands only
+ * once its instance is gone.
  */
 const LOCK_MS = 30_000;
 /** The states in which a job's money is still held and someone must settle it. */
@@ -71,14 +74,10 @@ export class JobRunner {
   private readonly writes = new Set<Promise<unknown>>();
   private readonly stopping = new CallAbort();
   private timer: NodeJS.Timeout | undefined;
-  /**
-   * A lock outlasts the longest wait between two polls twice over: a lock that lapsed while its instance waited
-   * would let another instance poll the same job beside it.
-   */
   private readonly lockMs: number;
 
   constructor(private readonly deps: JobRunnerDeps) {
-    this.lockMs = Math.max(LOCK_MS, 2 * deps.settings.pollMaxMs);
+    this.lockMs = deps.settings.lockMs ?? LOCK_MS;
   }
 
   /** Starts looking for open jobs nobody is polling, now and every few seconds. */
@@ -301,9 +300,13 @@ export class JobRunner {
       if (this.driving.has(id)) return;
       this.driving.add(id);
     }
+    let renew: NodeJS.Timeout | undefined;
     try {
       // A job this instance just submitted is locked by it already; any other only once its lock has lapsed.
       if (!(await this.lock(id, fresh))) return;
+      // A failed renewal is not the job's failure: the next one, or the lock taken before each poll, may do.
+      renew = setInterval(() => void this.lock(id, true).catch(() => {}), this.lockMs / 3);
+      renew.unref();
       let wait = this.deps.settings.pollFirstMs;
       for (;;) {
         if (this.stopping.aborted) return;
@@ -365,6 +368,7 @@ export class JobRunner {
       // Left open: the lock lapses and a scan (here or elsewhere) takes the job up again.
       this.deps.log.error({ err, job: id }, 'polling a job failed');
     } finally {
+      clearInterval(renew);
       // Once stopping, kept: stop() releases the lock of every job it finds here after the writes have landed.
       if (!this.stopping.aborted) this.driving.delete(id);
     }
