@@ -185,6 +185,25 @@ describe('JobRunner.stop', () => {
     await kysely.destroy();
   });
 
+  it('lets go of no job another instance took while its own lock was on its way', async () => {
+    await db.kysely.insertInto('jobs').values(row('job_e')).execute();
+    const offer = videoOffer(async () => ({ state: 'running' }));
+    const { kysely, gate } = gatedSqlite(db.sqlite, takesLock);
+    const first = runner(kysely, offer);
+    first.start();
+    await gate.reached;
+    // Meanwhile another instance takes the job.
+    const other = runner(db.kysely, offer);
+    other.start();
+    await expect.poll(async () => (await read('job_e')).locked_until, { timeout: 2_000 }).not.toBeNull();
+    const stopped = first.stop();
+    gate.open();
+    await stopped;
+    expect((await read('job_e')).locked_until).not.toBeNull();
+    await other.stop();
+    await kysely.destroy();
+  });
+
   it('leaves a job whose poll was under way to the next instance: no settlement once stopping', async () => {
     await db.kysely.insertInto('jobs').values(row('job_c')).execute();
     const asked = gate();

@@ -68,8 +68,13 @@ const OPEN: JobStatus[] = ['submitting', 'queued', 'running'];
 const SCAN_MS = 5_000;
 
 export class JobRunner {
-  /** The jobs this instance polls; once it stops, also those it polled while stopping (stop() lets go of them). */
+  /** The jobs this instance polls (or is about to). */
   private readonly driving = new Set<string>();
+  /**
+   * The jobs whose lock this instance took and has not let go of: what stop() releases. A job joins the moment the
+   * statement taking its lock has landed, before anything awaiting that statement runs.
+   */
+  private readonly held = new Set<string>();
   /** Statements under way that lock or settle a job: stop() lets them land before it lets go of the jobs. */
   private readonly writes = new Set<Promise<unknown>>();
   private readonly stopping = new CallAbort();
@@ -99,11 +104,11 @@ export class JobRunner {
     // A lock already on its way to the database would land after the release below and keep the job from every
     // other instance for lockMs; a settlement under way would be cut off by the database closing. Both finish first.
     await Promise.allSettled([...this.writes]);
-    if (this.driving.size === 0) return;
+    if (this.held.size === 0) return;
     await this.deps.db.kysely
       .updateTable('jobs')
       .set({ locked_until: null })
-      .where('id', 'in', [...this.driving])
+      .where('id', 'in', [...this.held])
       .where('status', 'in', ['queued', 'running'])
       .execute()
       .catch(() => {});
@@ -181,7 +186,7 @@ export class JobRunner {
     } finally {
       clearTimeout(giveUp);
     }
-    // Counted as polled from here, so an instance stopping meanwhile lets go of the lock this statement takes.
+    // Counted as polled from here: no scan starts polling it beside the drive below.
     this.driving.add(id);
     const queued = await this.track(
       this.deps.db.kysely
@@ -194,9 +199,10 @@ export class JobRunner {
         .where('id', '=', id)
         .where('status', '=', 'submitting')
         .executeTakeFirst()
-        .catch(() => undefined),
+        .then((r) => this.took(id, r.numUpdatedRows))
+        .catch(() => false),
     );
-    if (Number(queued?.numUpdatedRows ?? 0) !== 1) {
+    if (!queued) {
       this.driving.delete(id);
       // Ended meanwhile (taken for a dead instance's) or not recorded: stop the upstream's work; the money is (or is
       // now) given back.
@@ -287,8 +293,14 @@ export class JobRunner {
       q = q.where((eb) =>
         eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
       );
-    const r = await this.track(q.executeTakeFirst());
-    return Number(r.numUpdatedRows) === 1;
+    return this.track(q.executeTakeFirst().then((r) => this.took(id, r.numUpdatedRows)));
+  }
+
+  /** Whether a statement locking job `id` took its lock (updated its row); noted in `held` if so. */
+  private took(id: string, updatedRows: bigint): boolean {
+    const ok = Number(updatedRows) === 1;
+    if (ok) this.held.add(id);
+    return ok;
   }
 
   /**
@@ -369,8 +381,9 @@ export class JobRunner {
       this.deps.log.error({ err, job: id }, 'polling a job failed');
     } finally {
       clearInterval(renew);
-      // Once stopping, kept: stop() releases the lock of every job it finds here after the writes have landed.
-      if (!this.stopping.aborted) this.driving.delete(id);
+      this.driving.delete(id);
+      // Once stopping, a job this instance holds stays noted: stop() releases its lock once the writes have landed.
+      if (!this.stopping.aborted) this.held.delete(id);
     }
   }
 
