@@ -129,6 +129,7 @@ describe('JobRunner.stop', () => {
       created_at: new Date(now).toISOString(),
       deadline_at: new Date(now + 600_000).toISOString(),
       locked_until: null,
+      locked_by: null,
       finished_at: null,
     };
   };
@@ -266,5 +267,32 @@ describe('JobRunner.stop', () => {
     expect(Date.parse(String((await read('job_d')).locked_until))).toBeGreaterThan(Date.now());
     await first.stop();
     await second.stop();
+  });
+
+  it('stops polling a job another instance took over, and leaves its lock alone', async () => {
+    await db.kysely.insertInto('jobs').values(row('job_f')).execute();
+    let reads = 0;
+    const first = runner(
+      db.kysely,
+      videoOffer(async () => {
+        reads++;
+        return { state: 'running' };
+      }),
+    );
+    first.start();
+    await expect.poll(() => reads, { timeout: 2_000 }).toBeGreaterThan(2);
+    // As if this instance had not reached the database for longer than its lock and another had taken the job.
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await db.kysely
+      .updateTable('jobs')
+      .set({ locked_by: 'run_other', locked_until: until })
+      .where('id', '=', 'job_f')
+      .execute();
+    const seen = reads;
+    await new Promise((r) => setTimeout(r, 300));
+    // At most the read under way when the job changed hands.
+    expect(reads - seen).toBeLessThanOrEqual(1);
+    await first.stop();
+    expect(await read('job_f')).toMatchObject({ locked_by: 'run_other', locked_until: until });
   });
 });

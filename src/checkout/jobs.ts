@@ -2,9 +2,10 @@
  * Async jobs: a paid call sent with `Prefer: respond-async`, on an offer that can run as a job and a rail whose
  * payment can outlive the process (a database hold), is submitted upstream, recorded in the `jobs` table and
  * answered `202 { job_id, status, status_url }`. A runner polls each open job with backoff (one instance at a time,
- * by a lock in the row, so another instance or a restarted one picks it up) until it ends, then settles exactly
- * once: capture on success (the result, stored, is the body the synchronous call would have answered), release on
- * failure or past the deadline (the upstream job is then cancelled). `GET /v1/jobs/{id}` reads the row: any
+ * by a lock in the row naming the instance, renewed while it polls, so another instance or a restarted one picks it
+ * up once that instance is gone) until it ends, then settles exactly once: capture on success (the result, stored,
+ * is the body the synchronous call would have answered), release on failure or past the deadline (the upstream job
+ * is then cancelled). `GET /v1/jobs/{id}` reads the row: any
  * instance can answer it; the id is 128 random bits.
  * One idea, though long: a job's life in its row, from submission through polling to its one settlement; every
  * step takes the same row lock, so they stay together.
@@ -70,11 +71,8 @@ const SCAN_MS = 5_000;
 export class JobRunner {
   /** The jobs this instance polls (or is about to). */
   private readonly driving = new Set<string>();
-  /**
-   * The jobs whose lock this instance took and has not let go of: what stop() releases. A job joins the moment the
-   * statement taking its lock has landed, before anything awaiting that statement runs.
-   */
-  private readonly held = new Set<string>();
+  /** This runner's name in the rows whose lock it holds (`locked_by`). */
+  private readonly me = `run_${randomBytes(12).toString('hex')}`;
   /** Statements under way that lock or settle a job: stop() lets them land before it lets go of the jobs. */
   private readonly writes = new Set<Promise<unknown>>();
   private readonly stopping = new CallAbort();
@@ -104,11 +102,10 @@ export class JobRunner {
     // A lock already on its way to the database would land after the release below and keep the job from every
     // other instance for lockMs; a settlement under way would be cut off by the database closing. Both finish first.
     await Promise.allSettled([...this.writes]);
-    if (this.held.size === 0) return;
     await this.deps.db.kysely
       .updateTable('jobs')
-      .set({ locked_until: null })
-      .where('id', 'in', [...this.held])
+      .set({ locked_until: null, locked_by: null })
+      .where('locked_by', '=', this.me)
       .where('status', 'in', ['queued', 'running'])
       .execute()
       .catch(() => {});
@@ -154,6 +151,7 @@ export class JobRunner {
       created_at: now.toISOString(),
       deadline_at: new Date(now.getTime() + settings.deadlineMs).toISOString(),
       locked_until: new Date(now.getTime() + settings.submitMs + this.lockMs).toISOString(),
+      locked_by: this.me,
       finished_at: null,
     };
     const { id } = row;
@@ -199,7 +197,7 @@ export class JobRunner {
         .where('id', '=', id)
         .where('status', '=', 'submitting')
         .executeTakeFirst()
-        .then((r) => this.took(id, r.numUpdatedRows))
+        .then((r) => Number(r.numUpdatedRows) === 1)
         .catch(() => false),
     );
     if (!queued) {
@@ -278,29 +276,24 @@ export class JobRunner {
   }
 
   /**
-   * Locks the job for this instance if nobody else holds it (or this instance already does); never once the
-   * instance is stopping.
+   * Locks the job for this instance if nobody holds it, or renews this instance's lock (`mine`: false once another
+   * instance took the job over); never once the instance is stopping.
    */
   private async lock(id: string, mine: boolean): Promise<boolean> {
     if (this.stopping.aborted) return false;
     const now = new Date();
-    let q = this.deps.db.kysely
+    const q = this.deps.db.kysely
       .updateTable('jobs')
-      .set({ locked_until: new Date(now.getTime() + this.lockMs).toISOString() })
+      .set({ locked_until: new Date(now.getTime() + this.lockMs).toISOString(), locked_by: this.me })
       .where('id', '=', id)
-      .where('status', 'in', OPEN);
-    if (!mine)
-      q = q.where((eb) =>
-        eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
+      .where('status', 'in', OPEN)
+      .where((eb) =>
+        mine
+          ? eb('locked_by', '=', this.me)
+          : eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]),
       );
-    return this.track(q.executeTakeFirst().then((r) => this.took(id, r.numUpdatedRows)));
-  }
-
-  /** Whether a statement locking job `id` took its lock (updated its row); noted in `held` if so. */
-  private took(id: string, updatedRows: bigint): boolean {
-    const ok = Number(updatedRows) === 1;
-    if (ok) this.held.add(id);
-    return ok;
+    const r = await this.track(q.executeTakeFirst());
+    return Number(r.numUpdatedRows) === 1;
   }
 
   /**
@@ -382,8 +375,6 @@ export class JobRunner {
     } finally {
       clearInterval(renew);
       this.driving.delete(id);
-      // Once stopping, a job this instance holds stays noted: stop() releases its lock once the writes have landed.
-      if (!this.stopping.aborted) this.held.delete(id);
     }
   }
 
@@ -454,7 +445,7 @@ export class JobRunner {
           };
     await this.deps.db.kysely
       .updateTable('jobs')
-      .set({ ...update, finished_at: finished, locked_until: null })
+      .set({ ...update, finished_at: finished, locked_until: null, locked_by: null })
       .where('id', '=', row.id)
       .where('status', 'in', OPEN)
       .execute();

@@ -243,6 +243,8 @@ export interface JobTable {
   deadline_at: string;
   /** The instance polling the job holds it until then. */
   locked_until: string | null;
+  /** Which instance that is (a runner's own id; migration 012). */
+  locked_by: string | null;
   finished_at: string | null;
 }
 

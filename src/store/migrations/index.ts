@@ -12,6 +12,7 @@ import { m008Channels } from './008-channels.js';
 import { m009ChannelHolds } from './009-channel-holds.js';
 import { m010ChargeJournal } from './010-charge-journal.js';
 import { m011UsageTxIndex } from './011-usage-tx-index.js';
+import { m012JobOwner } from './012-job-owner.js';
 
 export function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -26,5 +27,6 @@ export function migrations(kind: DbKind): Record<string, Migration> {
     '009-channel-holds': m009ChannelHolds(kind),
     '010-charge-journal': m010ChargeJournal(kind),
     '011-usage-tx-index': m011UsageTxIndex(kind),
+    '012-job-owner': m012JobOwner(kind),
   };
 }
