@@ -184,8 +184,6 @@ export class JobRunner {
     } finally {
       clearTimeout(giveUp);
     }
-    // Counted as polled from here: no scan starts polling it beside the drive below.
-    this.driving.add(id);
     const queued = await this.track(
       this.deps.db.kysely
         .updateTable('jobs')
@@ -201,7 +199,6 @@ export class JobRunner {
         .catch(() => false),
     );
     if (!queued) {
-      this.driving.delete(id);
       // Ended meanwhile (taken for a dead instance's) or not recorded: stop the upstream's work; the money is (or is
       // now) given back.
       void job.cancel?.(handle).catch(() => {});
@@ -276,8 +273,8 @@ export class JobRunner {
   }
 
   /**
-   * Locks the job for this instance if nobody holds it, or renews this instance's lock (`mine`: false once another
-   * instance took the job over); never once the instance is stopping.
+   * Locks the job for this instance if nobody holds it, or (`mine`) renews this instance's own lock, which is refused
+   * once another instance has taken the job over; never once the instance is stopping.
    */
   private async lock(id: string, mine: boolean): Promise<boolean> {
     if (this.stopping.aborted) return false;
@@ -296,15 +293,10 @@ export class JobRunner {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /**
-   * Polls one job until it ends (or this instance stops), then settles it. A `fresh` job is one this instance just
-   * submitted (start202 has counted it as polled already).
-   */
+  /** Polls one job until it ends (or this instance stops), then settles it. */
   private async drive(id: string, fresh = false): Promise<void> {
-    if (!fresh) {
-      if (this.driving.has(id)) return;
-      this.driving.add(id);
-    }
+    if (this.driving.has(id)) return;
+    this.driving.add(id);
     let renew: NodeJS.Timeout | undefined;
     try {
       // A job this instance just submitted is locked by it already; any other only once its lock has lapsed.
