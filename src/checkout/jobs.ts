@@ -301,7 +301,9 @@ export class JobRunner {
     try {
       // A job this instance just submitted is locked by it already; any other only once its lock has lapsed.
       if (!(await this.lock(id, fresh))) return;
-      // A failed renewal is not the job's failure: the next one, or the lock taken before each poll, may do.
+      // The lock is renewed by this timer alone, whatever the job is waiting on. A failed renewal is not the job's
+      // failure: the next one may do; should the lock lapse and another instance take the job, the next read of its
+      // row says so.
       renew = setInterval(() => void this.lock(id, true).catch(() => {}), this.lockMs / 3);
       renew.unref();
       let wait = this.deps.settings.pollFirstMs;
@@ -312,7 +314,7 @@ export class JobRunner {
           .selectAll()
           .where('id', '=', id)
           .executeTakeFirst();
-        if (!row || !OPEN.includes(row.status) || this.stopping.aborted) return;
+        if (!row || !OPEN.includes(row.status) || row.locked_by !== this.me || this.stopping.aborted) return;
         if (row.status === 'submitting') {
           // Its submitter's lock lapsed mid-submit (the instance died): the caller never got the job's id, and
           // there is no upstream handle to poll; give the money back.
@@ -355,7 +357,6 @@ export class JobRunner {
               .execute();
           await new Promise((r) => setTimeout(r, wait));
           wait = Math.min(this.deps.settings.pollMaxMs, Math.ceil(wait * 1.5));
-          if (this.stopping.aborted || !(await this.lock(id, true))) return;
           continue;
         }
         await this.finish(row, outcome);
