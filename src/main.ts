@@ -1,13 +1,14 @@
-/** Process entry: config → stores → server → graceful shutdown. */
+/** Process entry: config → listen (503 until ready) → stores → serve → graceful shutdown. */
 import { createApp } from './app.js';
 import { buildTokenCounter } from './catalog/tokenizer.js';
 import { applyEnvFile } from './config/env-file.js';
 import { ConfigError } from './config/error.js';
 import { loadConfig } from './config/load.js';
+import { onBoundPort } from './config/server.js';
 import { createLogger } from './http/logger.js';
 import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';
-import { startServer } from './server.js';
+import { bindServer } from './server.js';
 import { wire } from './wiring.js';
 import { closeWorkerPools } from './workers/pool.js';
 
@@ -25,8 +26,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
+  // Listening first (answering 503 until ready) lets PORT=0 take a free port and still hand out links that reach it.
+  const server = await bindServer(config.host, config.port);
+  config = onBoundPort(config, server.port);
   const wired = await wire(config, log);
-  const server = await startServer(createApp(wired.deps), config.host, config.port);
+  server.serve(createApp(wired.deps));
   console.error(`kasir listening on ${server.url} (public ${config.publicBaseUrl})`);
   for (const line of railSummary(config)) console.error(`kasir rail ${line}`);
   // A chat quote counts tokens: the counter is built now, while the server has just started and is idle, rather than

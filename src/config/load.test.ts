@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './error.js';
 import { loadConfig } from './load.js';
+import { onBoundPort } from './server.js';
 
 describe('loadConfig', () => {
   it('gives a working embedded service by default', () => {
@@ -19,6 +20,16 @@ describe('loadConfig', () => {
     expect(c.mediaMaxBytes).toBe(40 * 1024 * 1024);
     expect(c.redisUrl).toBeUndefined();
     expect(c.trustProxy).toBe(false);
+  });
+
+  it('names the port the system chose when asked for port 0, unless PUBLIC_BASE_URL is set', () => {
+    const any = loadConfig({ HOST: '0.0.0.0', PORT: '0' });
+    expect(any.publicBaseUrl).toBe('http://localhost:0');
+    expect(onBoundPort(any, 41234)).toMatchObject({ port: 41234, publicBaseUrl: 'http://localhost:41234' });
+    const given = loadConfig({ PORT: '0', PUBLIC_BASE_URL: 'https://pay.example.com' });
+    expect(onBoundPort(given, 41234)).toBe(given);
+    const fixed = loadConfig({ PORT: '9000' });
+    expect(onBoundPort(fixed, 9000)).toBe(fixed);
   });
 
   it('derives the public URL from host and port, and honours PUBLIC_BASE_URL', () => {

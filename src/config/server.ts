@@ -29,7 +29,12 @@ export const serverSettings: SettingsArea = {
   shape: serverEnvShape,
   rows: [
     { vars: ['HOST'], default: '`127.0.0.1`', meaning: 'Interface to listen on (`0.0.0.0` for all).' },
-    { vars: ['PORT'], default: '`8402`', meaning: 'Port to listen on.' },
+    {
+      vars: ['PORT'],
+      default: '`8402`',
+      meaning:
+        'Port to listen on (`0`: any free port, which the links kasir hands out then name). kasir listens before it has opened its stores, and answers `503` with `Retry-After: 1` until it is ready (when it prints its `listening on` line).',
+    },
     {
       vars: ['PUBLIC_BASE_URL'],
       default: '`http://<HOST>:<PORT>`',
@@ -112,14 +117,26 @@ function parseCorsOrigins(value: string, problems: string[]): CorsOrigins | null
   return origins;
 }
 
+/** The base of kasir's links when PUBLIC_BASE_URL is not set: the address it listens on. */
+function listeningBaseUrl(host: string, port: number): string {
+  const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${port}`;
+}
+
+/**
+ * `server` once it listens on `port`: with PORT=0 (any free port) and no PUBLIC_BASE_URL, its links name the port the
+ * system gave it, not port 0.
+ */
+export function onBoundPort<C extends ServerConfig>(server: C, port: number): C {
+  if (server.port !== 0 || server.publicBaseUrl !== listeningBaseUrl(server.host, 0)) return server;
+  return { ...server, port, publicBaseUrl: listeningBaseUrl(server.host, port) };
+}
+
 export function parseServer(e: Values<typeof serverEnvShape>, problems: string[]): ServerConfig {
-  const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   return {
     host: e.HOST,
     port: e.PORT,
-    publicBaseUrl: (
-      e.PUBLIC_BASE_URL ?? `http://${publicHost.includes(':') ? `[${publicHost}]` : publicHost}:${e.PORT}`
-    ).replace(/\/+$/, ''),
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? listeningBaseUrl(e.HOST, e.PORT)).replace(/\/+$/, ''),
     mediaPublicBaseUrl: e.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server.js';
+import { bindServer, type RunningServer, startServer } from '../../src/server.js';
 import { startKasir, type TestKasir } from '../support/app.js';
 
 const MB = 1024 * 1024;
@@ -84,6 +84,27 @@ describe('over real HTTP', () => {
     }).catch((err: Error) => err);
     // The server answers 413 at once; undici may see the answer or the closed socket, depending on timing.
     if (!(res instanceof Error)) expect(res.statusCode).toBe(413);
+  });
+});
+
+describe('a server bound before its app is ready', () => {
+  it('answers 503 with Retry-After until it is given the app, then serves it', async () => {
+    const kasir = await startKasir('sqlite');
+    const server = await bindServer('127.0.0.1', 0);
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+      const early = await request(`${server.url}/healthz`);
+      expect(early.statusCode).toBe(503);
+      expect(early.headers['retry-after']).toBe('1');
+      expect(((await early.body.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+      server.serve(kasir.app);
+      const ready = await request(`${server.url}/healthz`);
+      expect(ready.statusCode).toBe(200);
+      await ready.body.dump();
+    } finally {
+      await server.stop(1000);
+      await kasir.close();
+    }
   });
 });
 
