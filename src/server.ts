@@ -22,12 +22,10 @@ export interface BoundServer extends RunningServer {
 
 /** What a request gets while the instance is still starting: a 503 a client retries after a second. */
 const starting: RequestListener = (_req, res) => {
-  const err = new ApiError('unavailable', 'kasir is starting; retry in a moment');
-  res.writeHead(err.status, {
-    'content-type': 'application/json; charset=utf-8',
+  const err = new ApiError('unavailable', 'kasir is starting; retry in a moment', undefined, {
     'retry-after': '1',
-    connection: 'close',
   });
+  res.writeHead(err.status, { 'content-type': err.contentType, ...err.headers, connection: 'close' });
   res.end(JSON.stringify(err.toBody()));
 };
 
@@ -36,8 +34,7 @@ const starting: RequestListener = (_req, res) => {
  * stores, so that with PORT=0 the links it hands out name the port it really listens on.
  */
 export function bindServer(host: string, port: number): Promise<BoundServer> {
-  let listener = starting;
-  const server = createServer((req, res) => listener(req, res));
+  const server = createServer(starting);
   return new Promise((resolve, reject) => {
     server.listen(port, host, () => {
       const info = server.address() as AddressInfo;
@@ -47,7 +44,9 @@ export function bindServer(host: string, port: number): Promise<BoundServer> {
         port: info.port,
         serve(app) {
           const viaHono = getRequestListener(app.fetch, { hostname: host });
-          listener = app instanceof LaneApp ? app.listener(viaHono) : viaHono;
+          // The app's listener replaces the starting one outright: no indirection on every request.
+          server.removeListener('request', starting);
+          server.on('request', app instanceof LaneApp ? app.listener(viaHono) : viaHono);
         },
         stop: (timeoutMs) =>
           new Promise<void>((done) => {
