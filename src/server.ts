@@ -1,4 +1,7 @@
-/** Serves an app over HTTP and stops it gracefully: stop accepting, let in-flight requests finish, then close. */
+/**
+ * Listens, serves an app over HTTP once it is ready, and stops it gracefully: stop accepting, let in-flight requests
+ * finish, then close.
+ */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
