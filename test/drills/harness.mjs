@@ -166,6 +166,9 @@ export async function startCluster(space, { count, env = () => ({}) }) {
     const instance = await startNode(['--max-old-space-size=1024', 'dist/main.js'], {
       HOST: '127.0.0.1',
       PORT: '0',
+      // One address for the whole cluster, as behind a load balancer (see the README's "Run N instances"): the links
+      // and challenges one instance hands out are the others' too.
+      PUBLIC_BASE_URL: 'http://kasir-cluster.test',
       DATA_DIR: dataDirs[i],
       DATABASE_URL: space.database.url,
       RATE_LIMIT_PER_MINUTE: '0',
