@@ -52,11 +52,22 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await server.stop(config.shutdownTimeoutMs);
-    await wired.close();
-    await closeScreenshotBrowsers();
-    await closeWorkerPools();
+    // Stores write what they hold as they close (charges, leases given back, journal rows), retrying a failed
+    // write. One that cannot be reached (its database dropped or unreachable) must not keep a stopped instance
+    // alive: past the deadline the process ends as a kill would end it, and what it journalled is replayed.
+    const closing = (async () => {
+      await wired.close();
+      await closeScreenshotBrowsers();
+      await closeWorkerPools();
+    })();
+    const closed = await Promise.race([
+      closing.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), config.shutdownTimeoutMs)),
+    ]);
+    if (!closed)
+      log.error({ ms: config.shutdownTimeoutMs }, 'stores did not close in time; exiting without them');
     log.flush();
-    process.exit(0);
+    process.exit(closed ? 0 : 1);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -71,7 +71,8 @@ export const serverSettings: SettingsArea = {
     {
       vars: ['SHUTDOWN_TIMEOUT_MS'],
       default: '`10000`',
-      meaning: 'On SIGTERM/SIGINT: how long in-flight requests may finish before sockets are closed.',
+      meaning:
+        'On SIGTERM/SIGINT: how long in-flight requests may finish before sockets are closed, and then how long the stores may take to write what they hold and close (past it the process exits with status 1, as if killed: what it journalled is replayed).',
     },
     {
       vars: ['CORS_ORIGINS'],

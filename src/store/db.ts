@@ -80,6 +80,12 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     // An idle client dying (server restart, failover) must not crash the process: the pool replaces it, and
     // queries in flight fail on their own and are answered as errors.
     pool.on('error', () => {});
+    // A checked-out client is not the pool's to watch: when the server ends its session (a restart, a failover,
+    // pg_terminate_backend) between two of its queries (the charge journal keeps its connections between writes, a
+    // transaction holds one between statements), pg emits the error on the client, and with no listener there Node
+    // throws it and the process dies. With one, the client only turns unqueryable: its next query fails as an
+    // error its caller handles, and the pool discards it when it comes back.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     db = { kind: 'postgres', kysely, pool, close: () => kysely.destroy() };
   }
