@@ -57,7 +57,10 @@ describe.each(DB_TARGETS)('tools/product-listing on %s', (db) => {
     const { url } = (await uploaded.json()) as { url: string };
     upstream().setScript({ text: JSON.stringify(LISTING) });
     await kit.paid('product-listing', { image_url: url });
-    expect((await kit.kasir.app.request(new URL(url).pathname)).status).toBe(200);
+    const kept = await kit.kasir.app.request(new URL(url).pathname);
+    expect(kept.status).toBe(200);
+    // Read to the end: the body is the stored file's stream, which is closed once read.
+    expect(Buffer.from(await kept.arrayBuffer())).toEqual(Buffer.from(photo, 'base64'));
   });
 
   it('refuses a listing outside the schema twice (502) and a bad image (400); nothing charged', async () => {
