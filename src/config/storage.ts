@@ -31,7 +31,8 @@ export const storageSettings: SettingsArea = {
     {
       vars: ['DATABASE_URL'],
       default: 'SQLite at `DATA_DIR/kasir.db`',
-      meaning: '`postgres://…` for PostgreSQL, or `sqlite:<file>`.',
+      meaning:
+        "`postgres://…` for PostgreSQL, or `sqlite:<file>`. A PostgreSQL connection not made within the URL's `connect_timeout` (seconds, `?connect_timeout=5`; 10 by default) fails: the start-up exits saying so, and a call that needs a new connection answers an error instead of waiting.",
     },
     {
       vars: ['REDIS_URL'],

@@ -38,6 +38,12 @@ async function loadPg(): Promise<typeof pg> {
   return pg;
 }
 
+/** How long to wait for a PostgreSQL connection: the URL's `connect_timeout` (seconds, as libpq reads it), or 10 s. */
+export function connectTimeoutMs(url: string): number {
+  const seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : 10_000;
+}
+
 /**
  * Opens the configured database and brings its schema up to date.
  * @example const db = await openDb(config.database)
@@ -76,7 +82,15 @@ export async function openDb(target: Config['database'], options: { poolSize?: n
     };
   } else {
     const { Pool } = await loadPg();
-    const pool = new Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    const pool = new Pool({
+      connectionString: target.url,
+      max: options.poolSize ?? 10,
+      // pg waits for a connection without end by default: a database that accepts the connection and never answers
+      // (a partition, a stopped host) held the start-up at 503 forever and every call with it. Past this, the start
+      // fails and says why, and a call fails like any other database error.
+      connectionTimeoutMillis: connectTimeoutMs(target.url),
+      keepAlive: true,
+    });
     // An idle client dying (server restart, failover) must not crash the process: the pool replaces it, and
     // queries in flight fail on their own and are answered as errors.
     pool.on('error', () => {});
@@ -102,8 +116,11 @@ async function migrate(db: Db): Promise<void> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
+    const message = (error as Error).message ?? String(error);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // No migration failed: the database itself could not be reached or read (a timeout, a refused login).
+    if (!failed) throw new Error(`could not open the database: ${message}`);
+    throw new Error(`database migration ${failed} failed: ${message}`);
   }
 }
 

@@ -1,9 +1,10 @@
-// The built service on PostgreSQL when the database goes away under it. Its sessions ended by the server (a
+// The built service on PostgreSQL when the database goes away under it, or never answers. Its sessions ended by the server (a
 // restart, a failover, pg_terminate_backend) must not kill the process: pg reports that on a checked-out client,
 // and the charge journal keeps its connections checked out between writes. And a SIGTERM while the database is
 // gone must still end the process: the journal retries a write until it commits, so closing it waited forever.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -150,4 +151,50 @@ describe.skipIf(!postgresUp)('the built service when PostgreSQL goes away', () =
       )
       .toBe(true);
   }, 60_000);
+});
+
+describe('the built service when PostgreSQL accepts connections and never answers', () => {
+  beforeAll(() => {
+    buildIfStale();
+  }, 120_000);
+
+  it('fails its start-up after the URL’s connect_timeout, saying why, instead of starting forever', async () => {
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as net.AddressInfo;
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-pg-silent-'));
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: dataDir,
+        DATABASE_URL: `postgres://kasir@127.0.0.1:${port}/kasir?connect_timeout=1`,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    try {
+      const started = performance.now();
+      const exit = await Promise.race([
+        exitOf(child),
+        new Promise<'still starting'>((r) => setTimeout(() => r('still starting'), 15_000)),
+      ]);
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(held.length).toBeGreaterThan(0);
+      expect(stderr).toContain('kasir failed to start: could not open the database:');
+      expect(stderr).toMatch(/timeout/);
+    } finally {
+      child.kill('SIGKILL');
+      for (const socket of held) socket.destroy();
+      silent.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
