@@ -1,7 +1,8 @@
-// The built service on PostgreSQL when the database goes away under it, or never answers. Its sessions ended by the server (a
-// restart, a failover, pg_terminate_backend) must not kill the process: pg reports that on a checked-out client,
-// and the charge journal keeps its connections checked out between writes. And a SIGTERM while the database is
-// gone must still end the process: the journal retries a write until it commits, so closing it waited forever.
+// The built service on PostgreSQL when the database goes away under it, or never answers. Its sessions ended by
+// the server (a restart, a failover, pg_terminate_backend) must not kill the process: pg reports that on a
+// checked-out client, and the charge journal keeps its connections checked out between writes. A SIGTERM while the
+// database is gone must still end the process: the journal retries a write until it commits, so closing it waited
+// forever. And a database that accepts connections and never answers must fail the start-up, not hold it forever.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
