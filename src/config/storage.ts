@@ -37,7 +37,8 @@ export const storageSettings: SettingsArea = {
     {
       vars: ['REDIS_URL'],
       default: '(memory)',
-      meaning: '`redis://…`: rate-limit counters shared by every instance.',
+      meaning:
+        '`redis://…`: rate-limit counters and cached tool answers, shared by every instance. Redis must answer at start-up (within 10 s, or the start fails saying why); once running, a command unanswered for 1 s fails, and calls go on (rate limits uncounted, the tool cache missed).',
     },
     { vars: ['MEDIA_MAX_BYTES'], default: '`41943040`', meaning: 'Largest upload (40 MB).' },
     {

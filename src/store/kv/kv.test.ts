@@ -1,6 +1,7 @@
 // The key-value store (memory and Redis): get/set/delete, expiry, claims, fixed-window counters and shared
 // prefixes.
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, redisUp } from '../../../test/support/services.js';
 import type { KeyValue } from './kv.js';
@@ -66,4 +67,69 @@ describe.runIf(redisUp)('redis key-value store across instances', () => {
     await a.close();
     await b.close();
   });
+});
+
+/** A TCP server on a free local port that hands each connection to `onSocket`; `close` also ends its connections. */
+async function tcpServer(onSocket: (socket: net.Socket) => void) {
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((socket) => {
+    sockets.push(socket);
+    onSocket(socket);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('Redis that cannot be reached or stops answering', () => {
+  it('refused: the start-up fails naming the host and the reason', async () => {
+    const free = await tcpServer(() => {});
+    free.close();
+    await expect(createRedisKv(free.url)).rejects.toThrow(
+      `could not reach Redis at ${new URL(free.url).host}: connect ECONNREFUSED`,
+    );
+  });
+
+  it('accepting connections and never answering: the start-up fails instead of waiting for good', async () => {
+    const silent = await tcpServer(() => {});
+    try {
+      const started = performance.now();
+      await expect(createRedisKv(silent.url)).rejects.toThrow(/could not reach Redis at 127\.0\.0\.1:\d+: /);
+      expect(performance.now() - started).toBeLessThan(11_000);
+    } finally {
+      silent.close();
+    }
+  }, 20_000);
+
+  it('stalling once connected: a command fails after its timeout instead of holding its caller', async () => {
+    // Answers what ioredis sends while it connects (INFO for its ready check, +OK to the rest), then nothing: a
+    // Redis that stalled once the connection was made.
+    const info = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+    let stalling = false;
+    const stalled = await tcpServer((socket) => {
+      socket.on('data', (chunk) => {
+        if (stalling) return;
+        // Each command is a RESP array whose first element is its name.
+        for (const [, name] of chunk.toString().matchAll(/\*\d+\r\n\$\d+\r\n([^\r]*)\r\n/g))
+          socket.write(
+            name?.toUpperCase() === 'INFO' ? `$${Buffer.byteLength(info)}\r\n${info}\r\n` : '+OK\r\n',
+          );
+      });
+    });
+    try {
+      const kv = await createRedisKv(stalled.url);
+      stalling = true;
+      const started = performance.now();
+      await expect(kv.get('key')).rejects.toThrow(/timed out/);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      await kv.close().catch(() => {});
+    } finally {
+      stalled.close();
+    }
+  }, 20_000);
 });
