@@ -44,7 +44,8 @@ export const storageSettings: SettingsArea = {
     {
       vars: ['S3_BUCKET'],
       default: '(local disk)',
-      meaning: 'Store media in this S3-compatible bucket instead of `DATA_DIR/media`.',
+      meaning:
+        "Store media in this S3-compatible bucket instead of `DATA_DIR/media`. A request to it fails when the connection takes over 5 s or no byte passes for 20 s (after the SDK's three tries): the call answers an error and charges nothing.",
     },
     {
       vars: ['S3_ENDPOINT'],

@@ -2,6 +2,7 @@
 // of one part and of several (a multipart upload), ranged reads across part boundaries, unknown keys, deletes, and
 // nothing left behind — no object, no open multipart upload — when a body runs over the limit or fails mid-way.
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
@@ -116,4 +117,39 @@ describe(`the S3 media store on ${S3_SERVER}`, () => {
     await store.delete('gone.gif');
     expect((await s3.contents()).objects).not.toContain('gone.gif');
   });
+});
+
+describe('the S3 media store when the store stops answering', () => {
+  it('fails a read and a write past its idle timeout instead of holding the call', async () => {
+    // Accepts connections and never answers, like a stalled store.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const store = createS3Store(
+      {
+        kind: 's3',
+        bucket: 'stalled',
+        endpoint: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+        region: 'us-east-1',
+        accessKeyId: 'test',
+        secretAccessKey: 'test-secret',
+        forcePathStyle: true,
+      },
+      { connectionMs: 1_000, idleMs: 300 },
+    );
+    try {
+      const started = performance.now();
+      await expect(store.read('a.png')).rejects.toThrow();
+      await expect(
+        store.put('b.png', 'image/png', Readable.from([Buffer.from('png')]), MB),
+      ).rejects.toThrow();
+      // Each request is tried three times (the SDK's default), each cut after 300 ms of silence.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
 });

@@ -9,8 +9,17 @@ import type { MediaBlobStore } from './store.js';
 
 type S3Settings = Extract<Config['media'], { kind: 's3' }>;
 
-export function createS3Store(settings: S3Settings): MediaBlobStore {
+/**
+ * How long a connection to the store may take, and how long a request may go without a byte either way. The SDK
+ * waits without end by default: a store that stalled held a media download, and a paid media call re-hosting its
+ * result, for as long as the socket stayed open. Past these the request fails (the SDK retries it, as it does any
+ * network error) and the call answers an error, charging nothing.
+ */
+export const S3_TIMEOUTS = { connectionMs: 5_000, idleMs: 20_000 };
+
+export function createS3Store(settings: S3Settings, timeouts = S3_TIMEOUTS): MediaBlobStore {
   const client = new S3Client({
+    requestHandler: { connectionTimeout: timeouts.connectionMs, socketTimeout: timeouts.idleMs },
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
