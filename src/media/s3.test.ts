@@ -2,12 +2,12 @@
 // of one part and of several (a multipart upload), ranged reads across part boundaries, unknown keys, deletes, and
 // nothing left behind — no object, no open multipart upload — when a body runs over the limit or fails mid-way.
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_SERVER, startTestBucket, type TestBucket } from '../../test/support/s3.js';
+import { startTcpServer } from '../../test/support/tcp-server.js';
 import { createS3Store } from './s3.js';
 import { type MediaBlobStore, MediaTooLargeError } from './store.js';
 
@@ -122,14 +122,12 @@ describe(`the S3 media store on ${S3_SERVER}`, () => {
 describe('the S3 media store when the store stops answering', () => {
   it('fails a read and a write past its idle timeout instead of holding the call', async () => {
     // Accepts connections and never answers, like a stalled store.
-    const held: net.Socket[] = [];
-    const silent = net.createServer((socket) => held.push(socket));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silent = await startTcpServer();
     const store = createS3Store(
       {
         kind: 's3',
         bucket: 'stalled',
-        endpoint: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+        endpoint: `http://127.0.0.1:${silent.port}`,
         region: 'us-east-1',
         accessKeyId: 'test',
         secretAccessKey: 'test-secret',
@@ -145,10 +143,9 @@ describe('the S3 media store when the store stops answering', () => {
       ).rejects.toThrow();
       // Each request is tried three times (the SDK's default), each cut after 300 ms of silence.
       expect(performance.now() - started).toBeLessThan(10_000);
-      expect(held.length).toBeGreaterThan(0);
+      expect(silent.sockets.length).toBeGreaterThan(0);
     } finally {
       await store.close();
-      for (const socket of held) socket.destroy();
       silent.close();
     }
   }, 30_000);

@@ -5,7 +5,6 @@
 // forever. And a database that accepts connections and never answers must fail the start-up, not hold it forever.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -13,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeOpenAI } from '../fakes/openai-upstream.js';
 import { type BuiltKasir, buildIfStale, startBuilt } from '../support/built.js';
 import { freshPostgres, PG_ADMIN_URL, postgresUp } from '../support/services.js';
+import { startTcpServer } from '../support/tcp-server.js';
 
 const ADMIN = 'outage-admin-token-0123456789';
 const CHAT = JSON.stringify({ model: 'openai/gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] });
@@ -160,10 +160,7 @@ describe('the built service when PostgreSQL accepts connections and never answer
   }, 120_000);
 
   it('fails its start-up after the URL’s connect_timeout, saying why, instead of starting forever', async () => {
-    const held: net.Socket[] = [];
-    const silent = net.createServer((socket) => held.push(socket));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const { port } = silent.address() as net.AddressInfo;
+    const silent = await startTcpServer();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-pg-silent-'));
     const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: path.resolve(import.meta.dirname, '../..'),
@@ -172,7 +169,7 @@ describe('the built service when PostgreSQL accepts connections and never answer
         HOST: '127.0.0.1',
         PORT: '0',
         DATA_DIR: dataDir,
-        DATABASE_URL: `postgres://kasir@127.0.0.1:${port}/kasir?connect_timeout=1`,
+        DATABASE_URL: `postgres://kasir@127.0.0.1:${silent.port}/kasir?connect_timeout=1`,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -188,12 +185,11 @@ describe('the built service when PostgreSQL accepts connections and never answer
       ]);
       expect(exit).toEqual({ code: 1, signal: null });
       expect(performance.now() - started).toBeLessThan(10_000);
-      expect(held.length).toBeGreaterThan(0);
+      expect(silent.sockets.length).toBeGreaterThan(0);
       expect(stderr).toContain('kasir failed to start: could not open the database:');
       expect(stderr).toMatch(/timeout/);
     } finally {
       child.kill('SIGKILL');
-      for (const socket of held) socket.destroy();
       silent.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

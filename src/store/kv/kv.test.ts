@@ -1,9 +1,10 @@
 // The key-value store (memory and Redis): get/set/delete, expiry, claims, fixed-window counters and shared
 // prefixes.
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
+import type net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, redisUp } from '../../../test/support/services.js';
+import { startTcpServer } from '../../../test/support/tcp-server.js';
 import type { KeyValue } from './kv.js';
 import { createMemoryKv } from './memory.js';
 import { createRedisKv } from './redis.js';
@@ -69,21 +70,10 @@ describe.runIf(redisUp)('redis key-value store across instances', () => {
   });
 });
 
-/** A TCP server on a free local port that hands each connection to `onSocket`; `close` also ends its connections. */
-async function tcpServer(onSocket: (socket: net.Socket) => void) {
-  const sockets: net.Socket[] = [];
-  const server = net.createServer((socket) => {
-    sockets.push(socket);
-    onSocket(socket);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
+/** A stand-in Redis at `redis://` on a local TCP server. */
+async function tcpServer(onSocket?: (socket: net.Socket) => void) {
+  const server = await startTcpServer(onSocket);
+  return { url: `redis://127.0.0.1:${server.port}`, close: server.close };
 }
 
 describe('Redis that cannot be reached or stops answering', () => {
