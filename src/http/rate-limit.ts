@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { KeyValue } from '../store/kv/index.js';
+import { within } from '../within.js';
 import { clientIp } from './client-ip.js';
 import type { AppEnv } from './env.js';
 import { ApiError } from './errors.js';
@@ -28,16 +29,6 @@ const WINDOW_MS = 60_000;
 /** How long a request waits for its count before it goes through uncounted (a store that is down or stalled). */
 const STORE_WAIT_MS = 250;
 const STORE_REPORT_MS = 10_000;
-
-/** `promise`, or a rejection after `ms` (the promise's own rejection then handled, never unhandled). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 export class RateLimiter {
   private reportedAt = 0;

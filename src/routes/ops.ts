@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Deps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { pingDb } from '../store/db.js';
+import { within } from '../within.js';
 
 const HealthSchema = z
   .object({
@@ -32,9 +33,16 @@ const metricsRoute = createRoute({
   },
 });
 
+/**
+ * How long a check waits. A store that stalls rather than fails (a database host that stopped answering) would
+ * otherwise hold the health check as long as it holds the connection, and a probe learns nothing from a timeout
+ * of its own: past this the check answers 503 naming the store.
+ */
+const CHECK_MS = 2_000;
+
 async function check(fn: () => Promise<unknown>): Promise<string> {
   try {
-    await fn();
+    await within(fn(), CHECK_MS);
     return 'ok';
   } catch (err) {
     return `error: ${(err as Error).message}`;
@@ -43,10 +51,11 @@ async function check(fn: () => Promise<unknown>): Promise<string> {
 
 export function mountOpsRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   app.openapi(healthRoute, async (c) => {
-    const checks = {
-      database: await check(() => pingDb(deps.db)),
-      kv: await check(() => deps.kv.get('healthz')),
-    };
+    const [database, kv] = await Promise.all([
+      check(() => pingDb(deps.db)),
+      check(() => deps.kv.get('healthz')),
+    ]);
+    const checks = { database, kv };
     const ok = Object.values(checks).every((v) => v === 'ok');
     return c.json({ status: ok ? ('ok' as const) : ('degraded' as const), checks }, ok ? 200 : 503);
   });

@@ -1,5 +1,6 @@
 /** Redis key-value store: shared by every kasir instance that points at the same Redis. */
 import { Redis } from 'ioredis';
+import { within } from '../../within.js';
 import type { KeyValue } from './kv.js';
 
 // INCR and set the expiry on the first hit in one atomic step, then report the remaining window.
@@ -68,20 +69,11 @@ export async function createRedisKv(url: string, prefix = 'kasir:'): Promise<Key
  */
 async function ready(redis: Redis, url: string, lastError: () => Error | undefined): Promise<void> {
   const { hostname, port } = new URL(url);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
-      CONNECT_TIMEOUT_MS,
-    );
-  });
   try {
-    await Promise.race([redis.connect(), late]);
+    await within(redis.connect(), CONNECT_TIMEOUT_MS);
   } catch (err) {
     redis.disconnect();
     const why = lastError()?.message ?? (err as Error).message;
     throw new Error(`could not reach Redis at ${hostname}:${port || 6379}: ${why}`);
-  } finally {
-    clearTimeout(timer);
   }
 }
