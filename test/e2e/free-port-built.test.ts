@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltKasir, buildIfStale, startBuilt } from '../support/built.js';
+import { type BuiltKasir, buildIfStale, builtEnv, startBuilt } from '../support/built.js';
 
 describe('the built service on a free port', () => {
   let dataDir: string;
@@ -14,16 +14,14 @@ describe('the built service on a free port', () => {
   beforeAll(async () => {
     buildIfStale();
     dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-free-port-'));
-    kasir = await startBuilt({
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      // A chat provider that is never called: an unpaid call is answered 402 before any upstream call.
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-    });
+    kasir = await startBuilt(
+      builtEnv(dataDir, {
+        LOG_LEVEL: 'warn',
+        // A chat provider that is never called: an unpaid call is answered 402 before any upstream call.
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      }),
+    );
     child = kasir.child;
   }, 120_000);
   afterAll(() => {

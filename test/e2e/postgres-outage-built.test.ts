@@ -3,14 +3,14 @@
 // checked-out client, and the charge journal keeps its connections checked out between writes. A SIGTERM while the
 // database is gone must still end the process: the journal retries a write until it commits, so closing it waited
 // forever. And a database that accepts connections and never answers must fail the start-up, not hold it forever.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeOpenAI } from '../fakes/openai-upstream.js';
-import { type BuiltKasir, buildIfStale, startBuilt } from '../support/built.js';
+import { type BuiltKasir, buildIfStale, builtEnv, exitOf, spawnBuilt, startBuilt } from '../support/built.js';
 import { freshPostgres, PG_ADMIN_URL, postgresUp } from '../support/services.js';
 import { startTcpServer } from '../support/tcp-server.js';
 
@@ -35,21 +35,19 @@ async function start(upstream: FakeUpstream, env: Record<string, string> = {}) {
   const database = await freshPostgres();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-pg-outage-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }), database.drop);
-  const kasir = await startBuilt({
-    PATH: process.env.PATH ?? '',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    ADMIN_TOKEN: ADMIN,
-    DATABASE_URL: database.url,
-    CHARGE_JOURNAL: 'database',
-    RATE_LIMIT_PER_MINUTE: '0',
-    UPSTREAM_RETRIES: '0',
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: upstream.url,
-    ...env,
-  });
+  const kasir = await startBuilt(
+    builtEnv(dataDir, {
+      LOG_LEVEL: 'info',
+      ADMIN_TOKEN: ADMIN,
+      DATABASE_URL: database.url,
+      CHARGE_JOURNAL: 'database',
+      RATE_LIMIT_PER_MINUTE: '0',
+      UPSTREAM_RETRIES: '0',
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: upstream.url,
+      ...env,
+    }),
+  );
   children.push(kasir.child);
   const { account_id } = await admin(kasir, 'POST', '/v1/admin/accounts', { label: 'outage' });
   await admin(kasir, 'POST', `/v1/admin/accounts/${account_id}/credit`, {
@@ -80,13 +78,6 @@ async function terminateSessions(url: string): Promise<number> {
     await client.end();
   }
 }
-
-const exitOf = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null)
-      resolve({ code: child.exitCode, signal: child.signalCode });
-    else child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
 
 describe.skipIf(!postgresUp)('the built service when PostgreSQL goes away', () => {
   let upstream: FakeUpstream;
@@ -162,17 +153,12 @@ describe('the built service when PostgreSQL accepts connections and never answer
   it('fails its start-up after the URL’s connect_timeout, saying why, instead of starting forever', async () => {
     const silent = await startTcpServer();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-pg-silent-'));
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: path.resolve(import.meta.dirname, '../..'),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: dataDir,
+    const child = spawnBuilt(
+      builtEnv(dataDir, {
         DATABASE_URL: `postgres://kasir@127.0.0.1:${silent.port}/kasir?connect_timeout=1`,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+      }),
+    );
+    child.stdout?.resume();
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;

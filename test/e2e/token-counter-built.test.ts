@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltKasir, buildIfStale, startBuilt } from '../support/built.js';
+import { type BuiltKasir, buildIfStale, builtEnv, startBuilt } from '../support/built.js';
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -14,15 +14,7 @@ const dirs: string[] = [];
 async function start(env: Record<string, string>): Promise<BuiltKasir> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kasir-tokens-'));
   dirs.push(dataDir);
-  // Only what a start needs: no provider setting of the environment the tests run in may reach it.
-  const started = await startBuilt({
-    PATH: process.env.PATH ?? '',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    ...env,
-  });
+  const started = await startBuilt(builtEnv(dataDir, { LOG_LEVEL: 'info', ...env }));
   children.push(started.child);
   return started;
 }

@@ -17,13 +17,29 @@ export interface BuiltKasir {
   logLines(): Array<Record<string, unknown>>;
 }
 
+/**
+ * What a built service is started with: no setting of the environment the tests run in (a provider key, say) may
+ * reach it, only PATH, a free port on 127.0.0.1 and its own data folder, with `env` on top.
+ */
+export function builtEnv(dataDir: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ...env };
+}
+
+/** Spawns `node dist/main.js` with exactly `env`, its stdout and stderr piped. */
+export function spawnBuilt(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** How the process ended: at once if it already has, else when it does. */
+export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
 /** Starts `node dist/main.js` with exactly `env`; resolves once it says it listens, rejects if it exits first. */
 export function startBuilt(env: NodeJS.ProcessEnv): Promise<BuiltKasir> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnBuilt(env);
   let out = '';
   child.stdout?.on('data', (chunk) => {
     out += chunk;
