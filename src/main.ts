@@ -10,6 +10,7 @@ import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';
 import { bindServer } from './server.js';
 import { wire } from './wiring.js';
+import { within } from './within.js';
 import { closeWorkerPools } from './workers/pool.js';
 
 async function main(): Promise<void> {
@@ -60,12 +61,13 @@ async function main(): Promise<void> {
       await closeScreenshotBrowsers();
       await closeWorkerPools();
     })();
-    const closed = await Promise.race([
-      closing.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), config.shutdownTimeoutMs)),
-    ]);
-    if (!closed)
-      log.error({ ms: config.shutdownTimeoutMs }, 'stores did not close in time; exiting without them');
+    const closed = await within(closing, config.shutdownTimeoutMs).then(
+      () => true,
+      (err) => {
+        log.error({ err }, 'stores did not close in time; exiting without them');
+        return false;
+      },
+    );
     log.flush();
     process.exit(closed ? 0 : 1);
   };

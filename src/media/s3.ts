@@ -15,7 +15,7 @@ type S3Settings = Extract<Config['media'], { kind: 's3' }>;
  * result, for as long as the socket stayed open. Past these the request fails (the SDK retries it, as it does any
  * network error) and the call answers an error, charging nothing.
  */
-export const S3_TIMEOUTS = { connectionMs: 5_000, idleMs: 20_000 };
+const S3_TIMEOUTS = { connectionMs: 5_000, idleMs: 20_000 };
 
 export function createS3Store(settings: S3Settings, timeouts = S3_TIMEOUTS): MediaBlobStore {
   const client = new S3Client({

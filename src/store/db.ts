@@ -39,7 +39,7 @@ async function loadPg(): Promise<typeof pg> {
 }
 
 /** How long to wait for a PostgreSQL connection: the URL's `connect_timeout` (seconds, as libpq reads it), or 10 s. */
-export function connectTimeoutMs(url: string): number {
+function connectTimeoutMs(url: string): number {
   const seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN);
   return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : 10_000;
 }
