@@ -2,11 +2,12 @@
 // spend caps, key lookup by hash, the hold sweeper and the append-only ledger.
 import { describe, expect, it } from 'vitest';
 import { DB_TARGETS, useTestDb } from '../../test/support/app.js';
-import { fundedAccount } from '../../test/support/ledger.js';
+import { chargedUsage, fundedAccount, openLease } from '../../test/support/ledger.js';
 import { issueKey, KeyResolver, revokeKey } from './accounts.js';
 import {
   adjustBalance,
   captureHold,
+  chargeLease,
   getBalance,
   placeHold,
   releaseHold,
@@ -14,6 +15,7 @@ import {
 } from './books.js';
 import { InsufficientBalanceError, SpendCapExceededError } from './errors.js';
 import { ledgerTotals } from './history.js';
+import { newId } from './ids.js';
 
 const hold = (accountId: string, amount: number, extra: Partial<Parameters<typeof placeHold>[1]> = {}) => ({
   accountId,
@@ -229,5 +231,64 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
       { kind: 'hold', amount_micro_usd: 0, held_delta_micro_usd: 1_000 },
       { kind: 'capture', amount_micro_usd: -1_000, held_delta_micro_usd: -1_000 },
     ]);
+  });
+
+  it('charges a lease a batch at a time: one capture entry and one usage row per call, each balance as if settled in turn', async () => {
+    const id = await funded(100_000);
+    const leaseId = newId('lease');
+    await openLease(store.db, leaseId, id, 50_000);
+    // 40 calls: more than one statement's worth of rows (32), so both statements carry the shared columns.
+    const charges = Array.from({ length: 40 }, (_, i) => {
+      const chargeId = newId('chg');
+      return { chargeId, amountMicroUsd: 100 + i, usage: chargedUsage(id, `req-${i}`, 100 + i) };
+    });
+    const balance = await chargeLease(
+      store.db,
+      leaseId,
+      charges,
+      new Date(Date.now() + 600_000).toISOString(),
+    );
+    const total = charges.reduce((sum, c) => sum + c.amountMicroUsd, 0);
+    expect(balance).toMatchObject({ balanceMicroUsd: 100_000 - total, heldMicroUsd: 50_000 - total });
+    const entries = await store.db.kysely
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('kind', '=', 'capture')
+      .where('account_id', '=', id)
+      .orderBy('id')
+      .execute();
+    let after = { balance: 100_000, held: 50_000 };
+    expect(entries).toHaveLength(40);
+    entries.forEach((e, i) => {
+      const c = charges[i];
+      if (!c) throw new Error(`no charge ${i}`);
+      after = { balance: after.balance - c.amountMicroUsd, held: after.held - c.amountMicroUsd };
+      expect(e).toMatchObject({
+        account_id: id,
+        kind: 'capture',
+        amount_micro_usd: -c.amountMicroUsd,
+        held_delta_micro_usd: -c.amountMicroUsd,
+        balance_after_micro_usd: after.balance,
+        held_after_micro_usd: after.held,
+        idempotency_key: `capture:${c.chargeId}`,
+        hold_id: leaseId,
+        reason: null,
+      });
+      expect(e.created_at).toBe(entries[0]?.created_at);
+    });
+    const usage = await store.db.kysely
+      .selectFrom('usage_records')
+      .select(['request_id', 'account_id', 'charged_micro_usd'])
+      .where('account_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(usage).toEqual(
+      charges.map((c, i) => ({
+        request_id: `req-${i}`,
+        account_id: id,
+        charged_micro_usd: c.amountMicroUsd,
+      })),
+    );
+    expect(await ledgerTotals(store.db, id)).toEqual({ balance: 100_000 - total, held: 50_000 - total });
   });
 });

@@ -4,7 +4,7 @@
  * and a capture sit on every paid call: this way they cost tens of microseconds, not milliseconds.
  */
 import type SQLite from 'better-sqlite3';
-import type { HoldTable } from '../store/schema.js';
+import type { HoldTable, LedgerKind } from '../store/schema.js';
 import {
   type AccountRow,
   type BooksDialect,
@@ -106,6 +106,19 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
   // per row (the driver looks each name up). A charge batch inserts its rows many to a statement (sqlite-rows.ts).
   const entries = new RowInserter(raw, 'ledger_entries', LEDGER_ENTRY_COLUMNS.split(', '));
   const usages = new RowInserter(raw, 'usage_records', USAGE_COLUMNS);
+  // A lease's charges: every entry of one batch has the lease's account, its id, the kind and the batch's time.
+  const leaseCaptures = new RowInserter(
+    raw,
+    'ledger_entries',
+    [
+      'amount_micro_usd',
+      'held_delta_micro_usd',
+      'balance_after_micro_usd',
+      'held_after_micro_usd',
+      'idempotency_key',
+    ],
+    ['account_id', 'kind', 'hold_id', 'reason', 'created_at'],
+  );
   /** Appends an entry's values to `out`, in LEDGER_ENTRY_COLUMNS' order. */
   const entryValues = (out: unknown[], a: AccountRow, e: LedgerKindEntry, now: string) => {
     out.push(
@@ -257,21 +270,16 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     for (const c of charges) {
       balance -= c.amountMicroUsd;
       held -= c.amountMicroUsd;
-      entryValues(
-        entryRows,
-        { id: after.id, balance_micro_usd: balance, held_micro_usd: held },
-        {
-          kind: 'capture',
-          amount: -c.amountMicroUsd,
-          heldDelta: -c.amountMicroUsd,
-          key: `capture:${c.chargeId}`,
-          holdId: leaseId,
-        },
-        now,
-      );
+      entryRows.push(-c.amountMicroUsd, -c.amountMicroUsd, balance, held, `capture:${c.chargeId}`);
       usageValues(usageRows, c.usage);
     }
-    entries.insert(entryRows);
+    leaseCaptures.insert(entryRows, {
+      account_id: after.id,
+      kind: 'capture' satisfies LedgerKind,
+      hold_id: leaseId,
+      reason: null,
+      created_at: now,
+    });
     usages.insert(usageRows);
     return after;
   };

@@ -43,4 +43,26 @@ describe('RowInserter', () => {
     expect(() => raw.transaction(() => rows.insert(batch))()).toThrow(/UNIQUE/);
     expect(raw.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
   });
+
+  it('binds the shared columns once for every row, across chunks', () => {
+    const raw = new SQLite(':memory:');
+    raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b INTEGER, s TEXT, u TEXT)');
+    const rows = new RowInserter(raw, 't', ['a', 'b'], ['s', 'u']);
+    rows.insert(values(33), { s: 'one', u: null });
+    rows.insert(values(2, 33), { s: 'two', u: 'x' });
+    const got = raw.prepare('SELECT a, b, s, u FROM t ORDER BY id').all();
+    expect(got).toEqual([
+      ...Array.from({ length: 33 }, (_, i) => ({ a: `r${i}`, b: i, s: 'one', u: null })),
+      { a: 'r33', b: 33, s: 'two', u: 'x' },
+      { a: 'r34', b: 34, s: 'two', u: 'x' },
+    ]);
+  });
+
+  it('refuses rows without their shared values', () => {
+    const raw = new SQLite(':memory:');
+    raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b INTEGER, s TEXT)');
+    const rows = new RowInserter(raw, 't', ['a', 'b'], ['s']);
+    expect(() => rows.insert(values(1))).toThrow('no values for s');
+    expect(raw.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+  });
 });
