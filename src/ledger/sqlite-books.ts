@@ -103,7 +103,8 @@ export function createSqliteBooks(raw: SQLite.Database): BooksDialect {
     return row;
   };
   // The two inserts of every paid call take positional parameters: binding by name costs about a microsecond more
-  // per row (the driver looks each name up). A charge batch inserts its rows many to a statement (sqlite-rows.ts).
+  // per row (the driver looks each name up); only the columns a whole batch shares are named, bound once per
+  // statement. A charge batch inserts its rows many to a statement (sqlite-rows.ts).
   const entries = new RowInserter(raw, 'ledger_entries', LEDGER_ENTRY_COLUMNS.split(', '));
   const usages = new RowInserter(raw, 'usage_records', USAGE_COLUMNS);
   // A lease's charges: every entry of one batch has the lease's account, its id, the kind and the batch's time.
