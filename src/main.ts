@@ -10,7 +10,7 @@ import { railSummary } from './rails/summary.js';
 import { closeScreenshotBrowsers } from './screenshot/browser.js';
 import { bindServer } from './server.js';
 import { wire } from './wiring.js';
-import { within } from './within.js';
+import { DeadlineError, within } from './within.js';
 import { closeWorkerPools } from './workers/pool.js';
 
 async function main(): Promise<void> {
@@ -64,7 +64,12 @@ async function main(): Promise<void> {
     const closed = await within(closing, config.shutdownTimeoutMs).then(
       () => true,
       (err) => {
-        log.error({ err }, 'stores did not close in time; exiting without them');
+        log.error(
+          { err },
+          err instanceof DeadlineError
+            ? 'stores did not close in time; exiting without them'
+            : 'stores failed to close; exiting without them',
+        );
         return false;
       },
     );
