@@ -257,25 +257,28 @@ describe.each(DB_TARGETS)('prepaid books on %s', (target) => {
       .where('account_id', '=', id)
       .orderBy('id')
       .execute();
-    let after = { balance: 100_000, held: 50_000 };
-    expect(entries).toHaveLength(40);
-    entries.forEach((e, i) => {
-      const c = charges[i];
-      if (!c) throw new Error(`no charge ${i}`);
-      after = { balance: after.balance - c.amountMicroUsd, held: after.held - c.amountMicroUsd };
-      expect(e).toMatchObject({
+    // Each entry states the balance and the held amount right after its own charge.
+    let balanceAfter = 100_000;
+    let heldAfter = 50_000;
+    const expected = charges.map((c) => {
+      balanceAfter -= c.amountMicroUsd;
+      heldAfter -= c.amountMicroUsd;
+      return {
         account_id: id,
         kind: 'capture',
         amount_micro_usd: -c.amountMicroUsd,
         held_delta_micro_usd: -c.amountMicroUsd,
-        balance_after_micro_usd: after.balance,
-        held_after_micro_usd: after.held,
+        balance_after_micro_usd: balanceAfter,
+        held_after_micro_usd: heldAfter,
         idempotency_key: `capture:${c.chargeId}`,
         hold_id: leaseId,
         reason: null,
-      });
-      expect(e.created_at).toBe(entries[0]?.created_at);
+      };
     });
+    expect(entries).toHaveLength(40);
+    expect(entries).toMatchObject(expected);
+    // One time for the whole batch.
+    expect(new Set(entries.map((e) => e.created_at)).size).toBe(1);
     const usage = await store.db.kysely
       .selectFrom('usage_records')
       .select(['request_id', 'account_id', 'charged_micro_usd'])

@@ -7,9 +7,9 @@
  *
  * Binding is most of that cost: better-sqlite3 converts every string it binds to UTF-8 in a buffer of its own. So the
  * values go to the driver as arguments rather than as one array (an array is read element by element through V8's
- * API, an argument directly: 9,000 instructions less per charge, counted by callgrind on a batch of 256), and columns
+ * API, an argument directly: 9,000 fewer instructions per charge, counted by callgrind on a batch of 256), and columns
  * whose value is the same in every row of a batch (a lease's account, its id, the batch's time) are bound once per
- * statement, as named parameters, instead of once per row (4,600 instructions less per charge).
+ * statement, as named parameters, instead of once per row (4,600 fewer instructions per charge).
  */
 import type SQLite from 'better-sqlite3';
 
